@@ -1,0 +1,36 @@
+"""Wrappers around the C++ rules: compiler flags live here and nowhere else.
+
+Every loaderx target is built as C++20 with `-Wall -Wextra -Werror`. System
+headers are exempt from the warnings because they come through the compiler's
+default (system) search path.
+"""
+
+LOADERX_COPTS = [
+    "-std=c++20",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-Wno-unused-parameter",
+]
+
+def _merge(kwargs, key, values):
+    kwargs[key] = values + kwargs.pop(key, [])
+
+def loaderx_cc_library(name, **kwargs):
+    _merge(kwargs, "copts", LOADERX_COPTS)
+    native.cc_library(name = name, **kwargs)
+
+def loaderx_cc_binary(name, **kwargs):
+    _merge(kwargs, "copts", LOADERX_COPTS)
+    native.cc_binary(name = name, **kwargs)
+
+def loaderx_cc_test(name, deps = [], **kwargs):
+    """A gtest binary: links gtest and gtest_main unless `main = False`."""
+    _merge(kwargs, "copts", LOADERX_COPTS)
+    if kwargs.pop("main", True):
+        deps = deps + ["@system_libs//:gtest_main"]
+    native.cc_test(
+        name = name,
+        deps = deps + ["@system_libs//:gtest"],
+        **kwargs
+    )

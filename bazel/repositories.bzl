@@ -1,0 +1,47 @@
+"""Repository definitions for an offline build on Debian 12.
+
+Bazel 4.2.3 (Debian's `bazel-bootstrap`) runs in WORKSPACE mode and would
+download `rules_cc`, `rules_java`, `platforms`, `bazel_skylib` and
+`remote_coverage_tools`. Each is declared here from a local path instead:
+Debian's rule packages where they work with Bazel 4, small stand-ins under
+`bazel/` where they do not. System libraries come from `/usr` through
+`bazel/system_libs.BUILD`; `python_headers` asks the interpreter for its
+include directory.
+"""
+
+load("//bazel:python_headers.bzl", "python_headers_repository")
+
+def loaderx_repositories():
+    native.local_repository(
+        name = "platforms",
+        path = "/usr/share/bazel/tools/platforms",
+    )
+    native.local_repository(
+        name = "bazel_skylib",
+        path = "/usr/share/bazel/tools/skylib",
+    )
+    native.local_repository(
+        name = "rules_java",
+        path = "/usr/share/bazel/rules/java",
+    )
+
+    # Debian's bazel-rules-cc 0.0.4 needs a newer Bazel; this stand-in
+    # re-exports the native rules.
+    native.local_repository(
+        name = "rules_cc",
+        path = "bazel/rules_cc",
+    )
+
+    # Every test rule depends on these labels even without coverage.
+    native.local_repository(
+        name = "remote_coverage_tools",
+        path = "bazel/remote_coverage_tools",
+    )
+
+    native.new_local_repository(
+        name = "system_libs",
+        path = "/usr",
+        build_file = "//bazel:system_libs.BUILD",
+    )
+
+    python_headers_repository(name = "python_headers")

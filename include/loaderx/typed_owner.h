@@ -1,0 +1,88 @@
+// `TypedOwner` is the typed layer over the byte engine. The engine stores
+// untyped records; an owner ("dense", "ragged", or a user's own) gives a
+// store its exact type identity and tells the engine how records are laid
+// out physically:
+//
+//   dense   identity = dtype + item_shape; every record is exactly one item,
+//           so the engine stores fixed-width records and a batch read is a
+//           fixed-stride gather with no per-record metadata.
+//   ragged  identity = dtype only; every record carries its own shape, so the
+//           engine stores payload/shape pairs at physical records 2i, 2i+1.
+//
+// The identity is encoded by the owner (msgpack, matching the reference
+// Python layer) and persisted opaquely in the store's typed header; decoding
+// rejects anything but the exact fields the owner defines. An owner is
+// stateless and thread-safe; the same instance serves every store of its
+// kind.
+
+#ifndef LOADERX_TYPED_OWNER_H_
+#define LOADERX_TYPED_OWNER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace loaderx {
+
+// The static type of a store's records, in numpy terms.
+struct TypeIdentity {
+  // numpy's `dtype.str`: byte order, kind and item size, e.g. "<f4", "|u1".
+  std::string dtype;
+  // The shape of one record for dense stores (empty: scalar records);
+  // always empty for ragged stores, whose shapes are per record.
+  std::vector<uint64_t> item_shape;
+
+  friend bool operator==(const TypeIdentity&, const TypeIdentity&) = default;
+};
+
+// How an owner's records sit in the engine.
+struct RecordGeometry {
+  enum class Layout : uint8_t {
+    // One physical record per logical record, all `record_width` bytes.
+    kFixedWidth = 0,
+    // Two physical records per logical record: payload at 2i, shape at 2i+1.
+    kPayloadShapePairs = 1,
+  };
+  Layout layout;
+  // Bytes per record for `kFixedWidth`; 0 for `kPayloadShapePairs`.
+  uint64_t record_width = 0;
+  // Bytes per element of the dtype.
+  uint32_t item_size = 0;
+};
+
+class TypedOwner {
+ public:
+  TypedOwner() = default;
+  TypedOwner(const TypedOwner&) = delete;
+  TypedOwner& operator=(const TypedOwner&) = delete;
+  virtual ~TypedOwner() = default;
+
+  // The registered kind name ("dense", "ragged", ...).
+  virtual absl::string_view kind() const = 0;
+
+  // The kind's persisted tag in the typed header (dense = 1, ragged = 2;
+  // 128..255 for owners defined outside loaderx).
+  virtual uint8_t kind_tag() const = 0;
+
+  // Validates `identity` for this kind and encodes it for the typed header.
+  // InvalidArgument names the offending field (unknown dtype, a zero-sized
+  // record, an item shape on a ragged identity, ...).
+  virtual absl::StatusOr<std::string> EncodeIdentity(
+      const TypeIdentity& identity) const = 0;
+
+  // Decodes an identity this kind encoded. DataLoss if `encoded` is
+  // malformed, carries unexpected fields, or fails validation.
+  virtual absl::StatusOr<TypeIdentity> DecodeIdentity(
+      absl::string_view encoded) const = 0;
+
+  // The physical layout for records of `identity` (already validated).
+  virtual absl::StatusOr<RecordGeometry> Geometry(
+      const TypeIdentity& identity) const = 0;
+};
+
+}  // namespace loaderx
+
+#endif  // LOADERX_TYPED_OWNER_H_

@@ -1,0 +1,169 @@
+// `Vfs` is the filesystem the engine runs on. Everything a store does to
+// storage goes through a `Vfs` and the `VfsFile` handles it opens: positional
+// reads and writes of whole byte ranges, a vectored positional write for the
+// raw flush path, size/truncate/sync, a lifetime exclusive lock, and the few
+// directory operations a store needs. The engine never touches the OS
+// directly, so a test swaps in the in-memory or fault-injecting VFS and a
+// user registers their own (see `vfs_registry.h`).
+//
+// Paths are plain strings handed to the implementation unchanged; the engine
+// builds them with `/` as the separator. Every fallible method returns an
+// `absl::Status` whose message names the operation and the path, and whose
+// code follows one table for every implementation:
+//
+//   NotFound           the file or directory does not exist
+//   AlreadyExists      `kCreateExclusive` or `CreateDirectory` on an existing path
+//   OutOfRange         `ReadAt` past the end of the file
+//   Unavailable+busy   `TryLock` on a file another handle holds (`IsBusy`)
+//   InvalidArgument    a malformed request (e.g. offset + size overflows)
+//   FailedPrecondition wrong kind of object (a directory opened as a file,
+//                      a non-empty directory removed), or a write to a
+//                      read-only handle
+//   PermissionDenied   the OS refused access
+//   DataLoss / Internal / Unknown  the device or the OS failed otherwise
+
+#ifndef LOADERX_VFS_H_
+#define LOADERX_VFS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/attributes.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+
+namespace loaderx {
+
+// How `Vfs::Open` treats an existing or missing file.
+enum class OpenMode {
+  kReadOnly,         // Must exist; writes fail with FailedPrecondition.
+  kReadWrite,        // Must exist.
+  kCreate,           // Read-write; created empty if missing.
+  kCreateExclusive,  // Read-write; AlreadyExists if the path exists.
+};
+
+// An open file. All offsets are absolute; there is no file position, so one
+// handle may be shared by many threads: concurrent `ReadAt` calls are always
+// safe, and concurrent writes to disjoint ranges are safe. Ordering between
+// overlapping concurrent writes, or a read overlapping a concurrent write, is
+// unspecified (as with `pread`/`pwrite`). Destroying the handle closes the
+// file and releases its lock; it must outlive every call made through it.
+class VfsFile {
+ public:
+  VfsFile() = default;
+  VfsFile(const VfsFile&) = delete;
+  VfsFile& operator=(const VfsFile&) = delete;
+  virtual ~VfsFile() = default;
+
+  // The path this handle was opened with.
+  virtual const std::string& path() const = 0;
+
+  // Fills all of `dst` with the bytes at `[offset, offset + dst.size())`.
+  // Returns OutOfRange, naming how many bytes were available, when the file
+  // ends before the range does; `dst` is then unspecified. An empty `dst`
+  // succeeds at any offset.
+  ABSL_MUST_USE_RESULT virtual absl::Status ReadAt(
+      uint64_t offset, absl::Span<char> dst) const = 0;
+
+  // Writes all of `data` at `offset`, extending the file if needed (a gap
+  // between the old end and `offset` reads back as zeros). Loops over short
+  // writes; on error some prefix of the range may have been written.
+  ABSL_MUST_USE_RESULT virtual absl::Status WriteAt(uint64_t offset,
+                                                    absl::string_view data) = 0;
+
+  // Writes `pieces` back to back starting at `offset`, as one logical write
+  // (`pwritev`). Any number of pieces is accepted: implementations split the
+  // request into batches their OS allows (`IOV_MAX`). Empty pieces are fine.
+  ABSL_MUST_USE_RESULT virtual absl::Status WriteVectorAt(
+      uint64_t offset, absl::Span<const absl::string_view> pieces) = 0;
+
+  // The file's current size in bytes.
+  virtual absl::StatusOr<uint64_t> Size() const = 0;
+
+  // Sets the size to `size`, dropping bytes past it or zero-extending.
+  ABSL_MUST_USE_RESULT virtual absl::Status Truncate(uint64_t size) = 0;
+
+  // Makes every completed write durable: `SyncData` covers the contents and
+  // the size (`fdatasync`), `Sync` additionally the rest of the metadata
+  // (`fsync`). Neither makes the file's directory entry durable; see
+  // `Vfs::SyncDirectory`.
+  ABSL_MUST_USE_RESULT virtual absl::Status SyncData() = 0;
+  ABSL_MUST_USE_RESULT virtual absl::Status Sync() = 0;
+
+  // Takes an exclusive advisory lock on the file without blocking. The lock
+  // is held until this handle is destroyed and excludes every other handle,
+  // in this process or another, that asks for it. Returns an `IsBusy` status
+  // if another handle holds it; calling it again on a handle that already
+  // holds the lock succeeds.
+  ABSL_MUST_USE_RESULT virtual absl::Status TryLock() = 0;
+};
+
+// A filesystem. Implementations are thread-safe: every method may be called
+// concurrently from any thread, and a `Vfs` must outlive every `VfsFile` it
+// opened.
+class Vfs {
+ public:
+  Vfs() = default;
+  Vfs(const Vfs&) = delete;
+  Vfs& operator=(const Vfs&) = delete;
+  virtual ~Vfs() = default;
+
+  // Opens `path` as described by `mode`. The parent directory must exist
+  // (NotFound otherwise). Opening a directory fails with FailedPrecondition.
+  virtual absl::StatusOr<std::unique_ptr<VfsFile>> Open(absl::string_view path,
+                                                        OpenMode mode) = 0;
+
+  // Removes a file. Open handles to it stay usable until destroyed.
+  ABSL_MUST_USE_RESULT virtual absl::Status Remove(absl::string_view path) = 0;
+
+  // Atomically renames a file, replacing `to` if it is an existing file.
+  ABSL_MUST_USE_RESULT virtual absl::Status Rename(absl::string_view from,
+                                                   absl::string_view to) = 0;
+
+  // The names (not paths) of the entries of directory `path`, files and
+  // directories alike, sorted, without "." and "..".
+  virtual absl::StatusOr<std::vector<std::string>> List(
+      absl::string_view path) = 0;
+
+  // Creates one directory; its parent must exist. AlreadyExists if `path`
+  // exists (as a file or a directory).
+  ABSL_MUST_USE_RESULT virtual absl::Status CreateDirectory(
+      absl::string_view path) = 0;
+
+  // Removes an empty directory (FailedPrecondition if it has entries).
+  ABSL_MUST_USE_RESULT virtual absl::Status RemoveDirectory(
+      absl::string_view path) = 0;
+
+  // Whether a file or directory exists at `path`. An error means the answer
+  // is unknown (e.g. PermissionDenied on a parent), not that it is absent.
+  virtual absl::StatusOr<bool> Exists(absl::string_view path) = 0;
+
+  // Makes the creation, removal and renaming of entries in directory `path`
+  // durable (`fsync` on the directory).
+  ABSL_MUST_USE_RESULT virtual absl::Status SyncDirectory(
+      absl::string_view path) = 0;
+};
+
+// The status `VfsFile::TryLock` returns when another handle holds the lock:
+// code Unavailable, tagged so `IsBusy` recognises it.
+absl::Status BusyError(absl::string_view path);
+
+// Whether `status` says a lock is held elsewhere (a store held by another
+// handle or process).
+bool IsBusy(const absl::Status& status);
+
+// Reads the whole file at `path`. Convenience over `Open` + `Size` + `ReadAt`.
+absl::StatusOr<std::string> ReadFileToString(Vfs& vfs, absl::string_view path);
+
+// Creates or replaces the file at `path` with `contents` (not synced).
+ABSL_MUST_USE_RESULT absl::Status WriteStringToFile(Vfs& vfs,
+                                                    absl::string_view path,
+                                                    absl::string_view contents);
+
+}  // namespace loaderx
+
+#endif  // LOADERX_VFS_H_

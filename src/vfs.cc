@@ -1,0 +1,54 @@
+#include "loaderx/vfs.h"
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+
+namespace loaderx {
+namespace {
+
+// The payload that marks a status as "lock held elsewhere". A payload rather
+// than a bare code keeps `IsBusy` exact: other Unavailable errors (a device
+// going away) are not mistaken for contention.
+constexpr absl::string_view kBusyPayload = "loaderx.dev/busy";
+
+}  // namespace
+
+absl::Status BusyError(absl::string_view path) {
+  absl::Status status = absl::UnavailableError(absl::StrCat(
+      "busy: ", path, " is locked by another handle or process"));
+  status.SetPayload(kBusyPayload, absl::Cord(path));
+  return status;
+}
+
+bool IsBusy(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kUnavailable &&
+         status.GetPayload(kBusyPayload).has_value();
+}
+
+absl::StatusOr<std::string> ReadFileToString(Vfs& vfs, absl::string_view path) {
+  absl::StatusOr<std::unique_ptr<VfsFile>> file =
+      vfs.Open(path, OpenMode::kReadOnly);
+  if (!file.ok()) return file.status();
+  absl::StatusOr<uint64_t> size = (*file)->Size();
+  if (!size.ok()) return size.status();
+  std::string contents(*size, '\0');
+  absl::Status read = (*file)->ReadAt(0, absl::MakeSpan(contents));
+  if (!read.ok()) return read;
+  return contents;
+}
+
+absl::Status WriteStringToFile(Vfs& vfs, absl::string_view path,
+                               absl::string_view contents) {
+  absl::StatusOr<std::unique_ptr<VfsFile>> file =
+      vfs.Open(path, OpenMode::kCreate);
+  if (!file.ok()) return file.status();
+  absl::Status status = (*file)->Truncate(0);
+  if (!status.ok()) return status;
+  return (*file)->WriteAt(0, contents);
+}
+
+}  // namespace loaderx
