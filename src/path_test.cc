@@ -1,0 +1,29 @@
+#include "src/path.h"
+
+#include "gtest/gtest.h"
+
+namespace loaderx {
+namespace {
+
+TEST(PathTest, ParentDirectory) {
+  EXPECT_EQ(ParentDirectory("name"), "");
+  EXPECT_EQ(ParentDirectory("/name"), "/");
+  EXPECT_EQ(ParentDirectory("/a/b/name"), "/a/b");
+  EXPECT_EQ(ParentDirectory("a/name"), "a");
+}
+
+TEST(PathTest, BaseName) {
+  EXPECT_EQ(BaseName("name"), "name");
+  EXPECT_EQ(BaseName("/a/b/name"), "name");
+  EXPECT_EQ(BaseName("/"), "");
+}
+
+TEST(PathTest, JoinPath) {
+  EXPECT_EQ(JoinPath("", "x"), "x");
+  EXPECT_EQ(JoinPath("/", "x"), "/x");
+  EXPECT_EQ(JoinPath("/a", "x"), "/a/x");
+  EXPECT_EQ(JoinPath("/a/", "x"), "/a/x");
+}
+
+}  // namespace
+}  // namespace loaderx

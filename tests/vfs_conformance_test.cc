@@ -1,0 +1,38 @@
+// Runs the VFS conformance suite over every VFS plugin this platform has:
+// each found by name in the registry, plus the fault VFS in pass-through mode
+// over both the in-memory and the real filesystem.
+
+#include <memory>
+
+#include "gtest/gtest.h"
+#include "loaderx/vfs_registry.h"
+#include "tests/vfs_conformance.h"
+#include "vfs/fault/fault_vfs.h"
+
+namespace loaderx {
+namespace {
+
+std::unique_ptr<Vfs> Registered(absl::string_view name) {
+  absl::StatusOr<std::unique_ptr<Vfs>> vfs = CreateVfs(name);
+  EXPECT_TRUE(vfs.ok()) << vfs.status();
+  return vfs.ok() ? *std::move(vfs) : nullptr;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllPlugins, VfsConformanceTest,
+    testing::Values(
+        VfsUnderTest{"posix", [] { return Registered("posix"); },
+                     MakeTempRoot},
+        VfsUnderTest{"memory", [] { return Registered("memory"); },
+                     MakeMemoryRoot},
+        VfsUnderTest{"fault_over_memory", [] { return Registered("fault"); },
+                     MakeMemoryRoot},
+        VfsUnderTest{"fault_over_posix",
+                     []() -> std::unique_ptr<Vfs> {
+                       return std::make_unique<FaultVfs>(Registered("posix"));
+                     },
+                     MakeTempRoot}),
+    VfsUnderTestName);
+
+}  // namespace
+}  // namespace loaderx

@@ -1,0 +1,367 @@
+#include "vfs/fault/fault_vfs.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <random>
+#include <shared_mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "loaderx/vfs_registry.h"
+#include "src/path.h"
+
+namespace loaderx {
+
+// What a crash would leave of one tracked file.
+struct FaultVfs::Durability {
+  // The contents as of the last sync; nullopt if never synced (empty).
+  std::optional<std::string> durable;
+  // Ranges `[begin, end)` written since the last sync.
+  std::vector<std::pair<uint64_t, uint64_t>> unsynced;
+  // Whether the directory entry survives a crash.
+  bool entry_durable = false;
+};
+
+// The wrapped handle, shared with `FaultVfs` so a crash can close it while
+// the caller still holds the `FaultVfsFile`.
+struct FaultVfs::Handle {
+  mutable std::shared_mutex mu;
+  std::unique_ptr<VfsFile> base;  // Guarded by `mu`; null after a crash.
+};
+
+absl::string_view VfsOpName(VfsOp op) {
+  switch (op) {
+    case VfsOp::kOpen: return "Open";
+    case VfsOp::kRemove: return "Remove";
+    case VfsOp::kRename: return "Rename";
+    case VfsOp::kList: return "List";
+    case VfsOp::kCreateDirectory: return "CreateDirectory";
+    case VfsOp::kRemoveDirectory: return "RemoveDirectory";
+    case VfsOp::kExists: return "Exists";
+    case VfsOp::kSyncDirectory: return "SyncDirectory";
+    case VfsOp::kReadAt: return "ReadAt";
+    case VfsOp::kWriteAt: return "WriteAt";
+    case VfsOp::kWriteVectorAt: return "WriteVectorAt";
+    case VfsOp::kSize: return "Size";
+    case VfsOp::kTruncate: return "Truncate";
+    case VfsOp::kSyncData: return "SyncData";
+    case VfsOp::kSync: return "Sync";
+    case VfsOp::kTryLock: return "TryLock";
+  }
+  return "unknown";
+}
+
+class FaultVfsFile final : public VfsFile {
+ public:
+  FaultVfsFile(FaultVfs* vfs, std::string path,
+               std::shared_ptr<FaultVfs::Handle> handle,
+               std::shared_ptr<FaultVfs::Durability> durability)
+      : vfs_(vfs),
+        path_(std::move(path)),
+        handle_(std::move(handle)),
+        durability_(std::move(durability)) {}
+
+  const std::string& path() const override { return path_; }
+
+  absl::Status ReadAt(uint64_t offset, absl::Span<char> dst) const override {
+    return Forward(VfsOp::kReadAt,
+                   [&](VfsFile& f) { return f.ReadAt(offset, dst); });
+  }
+
+  absl::Status WriteAt(uint64_t offset, absl::string_view data) override {
+    absl::Status status = Forward(
+        VfsOp::kWriteAt, [&](VfsFile& f) { return f.WriteAt(offset, data); });
+    if (status.ok() && durability_) {
+      vfs_->RecordWrite(*durability_, offset, data.size());
+    }
+    return status;
+  }
+
+  absl::Status WriteVectorAt(
+      uint64_t offset, absl::Span<const absl::string_view> pieces) override {
+    absl::Status status = Forward(VfsOp::kWriteVectorAt, [&](VfsFile& f) {
+      return f.WriteVectorAt(offset, pieces);
+    });
+    if (status.ok() && durability_) {
+      uint64_t total = 0;
+      for (absl::string_view piece : pieces) total += piece.size();
+      vfs_->RecordWrite(*durability_, offset, total);
+    }
+    return status;
+  }
+
+  absl::StatusOr<uint64_t> Size() const override {
+    return Forward(VfsOp::kSize, [](VfsFile& f) { return f.Size(); });
+  }
+
+  absl::Status Truncate(uint64_t size) override {
+    return Forward(VfsOp::kTruncate,
+                   [&](VfsFile& f) { return f.Truncate(size); });
+  }
+
+  absl::Status SyncData() override { return SyncAs(VfsOp::kSyncData); }
+  absl::Status Sync() override { return SyncAs(VfsOp::kSync); }
+
+  absl::Status TryLock() override {
+    return Forward(VfsOp::kTryLock, [](VfsFile& f) { return f.TryLock(); });
+  }
+
+ private:
+  // Runs `call` on the wrapped handle unless a rule fails `op` first or a
+  // crash closed the handle.
+  template <typename Call>
+  auto Forward(VfsOp op, Call call) const
+      -> decltype(call(std::declval<VfsFile&>())) {
+    if (absl::Status s = vfs_->MaybeFail(op, path_); !s.ok()) return s;
+    std::shared_lock lock(handle_->mu);
+    if (handle_->base == nullptr) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          VfsOpName(op), " ", path_,
+          ": the handle was closed by a simulated crash"));
+    }
+    return call(*handle_->base);
+  }
+
+  // Syncs, then records the file's current contents as durable.
+  absl::Status SyncAs(VfsOp op) {
+    absl::StatusOr<std::string> contents =
+        Forward(op, [&](VfsFile& f) -> absl::StatusOr<std::string> {
+          absl::Status synced =
+              op == VfsOp::kSync ? f.Sync() : f.SyncData();
+          if (!synced.ok() || durability_ == nullptr) return synced;
+          absl::StatusOr<uint64_t> size = f.Size();
+          if (!size.ok()) return size.status();
+          std::string bytes(*size, '\0');
+          if (absl::Status s = f.ReadAt(0, absl::MakeSpan(bytes)); !s.ok()) {
+            return s;
+          }
+          return bytes;
+        });
+    if (!contents.ok()) return contents.status();
+    if (durability_) vfs_->RecordSync(*durability_, *std::move(contents));
+    return absl::OkStatus();
+  }
+
+  FaultVfs* const vfs_;
+  const std::string path_;
+  const std::shared_ptr<FaultVfs::Handle> handle_;
+  // Null for a read-only handle on a file this VFS does not track.
+  const std::shared_ptr<FaultVfs::Durability> durability_;
+};
+
+FaultVfs::FaultVfs(Vfs* base) : VfsWrapper(base) {}
+FaultVfs::FaultVfs(std::unique_ptr<Vfs> base) : VfsWrapper(std::move(base)) {}
+FaultVfs::~FaultVfs() = default;
+
+void FaultVfs::FailOnCall(VfsOp op, int64_t nth, absl::Status error,
+                          bool sticky) {
+  std::lock_guard lock(mu_);
+  rules_[op] = Rule{nth, 0, std::move(error), sticky};
+}
+
+void FaultVfs::ClearFaults() {
+  std::lock_guard lock(mu_);
+  rules_.clear();
+}
+
+int64_t FaultVfs::CallCount(VfsOp op) const {
+  std::lock_guard lock(mu_);
+  auto it = calls_.find(op);
+  return it == calls_.end() ? 0 : it->second;
+}
+
+absl::Status FaultVfs::MaybeFail(VfsOp op, absl::string_view path) {
+  std::lock_guard lock(mu_);
+  ++calls_[op];
+  auto it = rules_.find(op);
+  if (it == rules_.end()) return absl::OkStatus();
+  Rule& rule = it->second;
+  ++rule.seen;
+  if (rule.seen == rule.nth || (rule.sticky && rule.seen > rule.nth)) {
+    return absl::Status(rule.error.code(),
+                        absl::StrCat("injected fault in ", VfsOpName(op), " ",
+                                     path, ": ", rule.error.message()));
+  }
+  return absl::OkStatus();
+}
+
+void FaultVfs::RecordWrite(Durability& durability, uint64_t offset,
+                           uint64_t size) {
+  if (size == 0) return;
+  std::lock_guard lock(mu_);
+  durability.unsynced.emplace_back(offset, offset + size);
+}
+
+void FaultVfs::RecordSync(Durability& durability, std::string contents) {
+  std::lock_guard lock(mu_);
+  durability.durable = std::move(contents);
+  durability.unsynced.clear();
+}
+
+absl::StatusOr<std::shared_ptr<FaultVfs::Durability>> FaultVfs::TrackLocked(
+    const std::string& path, bool created) {
+  auto it = tracked_.find(path);
+  if (it != tracked_.end()) return it->second;
+  auto durability = std::make_shared<Durability>();
+  if (!created) {
+    // A file that predates tracking is durable as it is now.
+    absl::StatusOr<std::string> contents = ReadFileToString(target(), path);
+    if (!contents.ok()) return contents.status();
+    durability->durable = *std::move(contents);
+    durability->entry_durable = true;
+  }
+  tracked_.emplace(path, durability);
+  return durability;
+}
+
+absl::StatusOr<std::unique_ptr<VfsFile>> FaultVfs::Open(absl::string_view path,
+                                                        OpenMode mode) {
+  if (absl::Status s = MaybeFail(VfsOp::kOpen, path); !s.ok()) return s;
+  bool created = mode == OpenMode::kCreateExclusive;
+  if (mode == OpenMode::kCreate) {
+    absl::StatusOr<bool> exists = target().Exists(path);
+    if (!exists.ok()) return exists.status();
+    created = !*exists;
+  }
+  absl::StatusOr<std::unique_ptr<VfsFile>> base = target().Open(path, mode);
+  if (!base.ok()) return base.status();
+
+  auto handle = std::make_shared<Handle>();
+  handle->base = *std::move(base);
+  const std::string key(path);
+  std::shared_ptr<Durability> durability;
+  std::lock_guard lock(mu_);
+  if (mode == OpenMode::kReadOnly) {
+    auto it = tracked_.find(key);
+    if (it != tracked_.end()) durability = it->second;
+  } else {
+    absl::StatusOr<std::shared_ptr<Durability>> tracked =
+        TrackLocked(key, created);
+    if (!tracked.ok()) return tracked.status();
+    durability = *std::move(tracked);
+  }
+  std::erase_if(handles_, [](const std::weak_ptr<Handle>& h) {
+    return h.expired();
+  });
+  handles_.push_back(handle);
+  return std::make_unique<FaultVfsFile>(this, key, std::move(handle),
+                                        std::move(durability));
+}
+
+absl::Status FaultVfs::Remove(absl::string_view path) {
+  if (absl::Status s = MaybeFail(VfsOp::kRemove, path); !s.ok()) return s;
+  if (absl::Status s = target().Remove(path); !s.ok()) return s;
+  std::lock_guard lock(mu_);
+  tracked_.erase(std::string(path));
+  return absl::OkStatus();
+}
+
+absl::Status FaultVfs::Rename(absl::string_view from, absl::string_view to) {
+  if (absl::Status s = MaybeFail(VfsOp::kRename, from); !s.ok()) return s;
+  if (absl::Status s = target().Rename(from, to); !s.ok()) return s;
+  std::lock_guard lock(mu_);
+  auto it = tracked_.find(std::string(from));
+  if (it == tracked_.end()) {
+    tracked_.erase(std::string(to));
+    return absl::OkStatus();
+  }
+  std::shared_ptr<Durability> durability = std::move(it->second);
+  tracked_.erase(it);
+  tracked_[std::string(to)] = std::move(durability);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> FaultVfs::List(
+    absl::string_view path) {
+  if (absl::Status s = MaybeFail(VfsOp::kList, path); !s.ok()) return s;
+  return target().List(path);
+}
+
+absl::Status FaultVfs::CreateDirectory(absl::string_view path) {
+  if (absl::Status s = MaybeFail(VfsOp::kCreateDirectory, path); !s.ok()) {
+    return s;
+  }
+  return target().CreateDirectory(path);
+}
+
+absl::Status FaultVfs::RemoveDirectory(absl::string_view path) {
+  if (absl::Status s = MaybeFail(VfsOp::kRemoveDirectory, path); !s.ok()) {
+    return s;
+  }
+  return target().RemoveDirectory(path);
+}
+
+absl::StatusOr<bool> FaultVfs::Exists(absl::string_view path) {
+  if (absl::Status s = MaybeFail(VfsOp::kExists, path); !s.ok()) return s;
+  return target().Exists(path);
+}
+
+absl::Status FaultVfs::SyncDirectory(absl::string_view path) {
+  if (absl::Status s = MaybeFail(VfsOp::kSyncDirectory, path); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = target().SyncDirectory(path); !s.ok()) return s;
+  absl::string_view directory = path;
+  if (directory.size() > 1 && directory.back() == '/') {
+    directory.remove_suffix(1);
+  }
+  std::lock_guard lock(mu_);
+  for (auto& [file, durability] : tracked_) {
+    if (ParentDirectory(file) == directory) durability->entry_durable = true;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FaultVfs::SimulateCrash(CrashMode mode, uint64_t seed) {
+  std::vector<std::weak_ptr<Handle>> handles;
+  std::map<std::string, std::shared_ptr<Durability>> tracked;
+  {
+    std::lock_guard lock(mu_);
+    handles.swap(handles_);
+    tracked.swap(tracked_);
+  }
+  // The process "died": its descriptors, and with them its locks, are gone.
+  for (const std::weak_ptr<Handle>& weak : handles) {
+    if (std::shared_ptr<Handle> handle = weak.lock()) {
+      std::unique_lock lock(handle->mu);
+      handle->base.reset();
+    }
+  }
+  for (const auto& [path, durability] : tracked) {
+    if (!durability->entry_durable) {
+      absl::Status removed = target().Remove(path);
+      if (!removed.ok() && !absl::IsNotFound(removed)) return removed;
+      continue;
+    }
+    std::string contents = durability->durable.value_or("");
+    if (mode == CrashMode::kGarbleUnsynced) {
+      std::mt19937_64 random(seed ^ std::hash<std::string>()(path));
+      for (const auto& [begin, end] : durability->unsynced) {
+        if (contents.size() < end) contents.resize(end);
+        for (uint64_t i = begin; i < end; ++i) {
+          contents[i] = static_cast<char>(random());
+        }
+      }
+    }
+    if (absl::Status s = WriteStringToFile(target(), path, contents);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+const VfsRegistration kRegistration(FaultVfs::kName, []() {
+  absl::StatusOr<std::unique_ptr<Vfs>> memory = CreateVfs("memory");
+  if (!memory.ok()) return memory;
+  return absl::StatusOr<std::unique_ptr<Vfs>>(
+      std::make_unique<FaultVfs>(*std::move(memory)));
+});
+
+}  // namespace
+}  // namespace loaderx

@@ -1,0 +1,146 @@
+// `FaultVfs` wraps any VFS and makes it misbehave on purpose, so tests can
+// show that the engine reports I/O errors cleanly and never loses committed
+// data (after LevelDB's `FaultInjectionTestEnv` and SQLite's `test6.c`).
+//
+// 1. Injected errors: `FailOnCall(op, n, error)` makes the n-th call of `op`
+//    from now on fail with `error` (and, if sticky, every later call too),
+//    without reaching the wrapped VFS.
+//
+// 2. Power loss: `SimulateCrash()` puts the wrapped filesystem in the state a
+//    power cut would leave it in:
+//    - a file's contents revert to what they were at its last successful
+//      `Sync`/`SyncData` (or when `FaultVfs` first opened it for writing);
+//      in `kGarbleUnsynced` mode, every range written since then holds
+//      pseudo-random bytes instead of either version;
+//    - a file created since the last `SyncDirectory` of its directory is
+//      removed;
+//    - every handle opened before the crash is closed (its lock released);
+//      later calls through it fail with FailedPrecondition.
+//    Removes, renames and directory creation are modelled as durable at once
+//    (as a journaling filesystem orders them), and only files opened through
+//    this `FaultVfs` are tracked. Tracking copies a file's contents at each
+//    sync, so this is a tool for small test data.
+//
+// With no rule set and no crash simulated it forwards every call unchanged
+// (the conformance suite runs it that way). Thread-safe, like the wrapped VFS.
+// Registered as "fault", wrapping a new "memory" VFS.
+
+#ifndef LOADERX_VFS_FAULT_FAULT_VFS_H_
+#define LOADERX_VFS_FAULT_FAULT_VFS_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "loaderx/vfs.h"
+#include "loaderx/vfs_wrapper.h"
+
+namespace loaderx {
+
+// Every operation a fault can be injected into.
+enum class VfsOp {
+  kOpen,
+  kRemove,
+  kRename,
+  kList,
+  kCreateDirectory,
+  kRemoveDirectory,
+  kExists,
+  kSyncDirectory,
+  kReadAt,
+  kWriteAt,
+  kWriteVectorAt,
+  kSize,
+  kTruncate,
+  kSyncData,
+  kSync,
+  kTryLock,
+};
+
+absl::string_view VfsOpName(VfsOp op);
+
+class FaultVfs final : public VfsWrapper {
+ public:
+  static constexpr char kName[] = "fault";
+
+  enum class CrashMode {
+    kDropUnsynced,    // Unsynced writes vanish.
+    kGarbleUnsynced,  // Unsynced writes turn into garbage bytes.
+  };
+
+  // Wraps `base` without owning it; `base` must outlive this VFS.
+  explicit FaultVfs(Vfs* base);
+  // Wraps and owns `base`.
+  explicit FaultVfs(std::unique_ptr<Vfs> base);
+  ~FaultVfs() override;
+
+  // From now on, the `nth` call (1-based) of `op` fails with `error`
+  // (prefixed with "injected fault"), as does every later one if `sticky`.
+  // Replaces an earlier rule for `op`. `error` must not be OK.
+  void FailOnCall(VfsOp op, int64_t nth, absl::Status error,
+                  bool sticky = false);
+
+  // Removes every injection rule.
+  void ClearFaults();
+
+  // How many times `op` was called through this VFS, failed calls included.
+  int64_t CallCount(VfsOp op) const;
+
+  // Simulates power loss as described above. `seed` picks the garbage in
+  // `kGarbleUnsynced` mode. Errors come from the wrapped VFS while it is
+  // being rewritten.
+  absl::Status SimulateCrash(CrashMode mode = CrashMode::kDropUnsynced,
+                             uint64_t seed = 0);
+
+  absl::StatusOr<std::unique_ptr<VfsFile>> Open(absl::string_view path,
+                                                OpenMode mode) override;
+  absl::Status Remove(absl::string_view path) override;
+  absl::Status Rename(absl::string_view from, absl::string_view to) override;
+  absl::StatusOr<std::vector<std::string>> List(
+      absl::string_view path) override;
+  absl::Status CreateDirectory(absl::string_view path) override;
+  absl::Status RemoveDirectory(absl::string_view path) override;
+  absl::StatusOr<bool> Exists(absl::string_view path) override;
+  absl::Status SyncDirectory(absl::string_view path) override;
+
+ private:
+  friend class FaultVfsFile;
+  struct Durability;
+  struct Handle;
+
+  // Counts a call of `op` and returns the injected error if a rule fires.
+  absl::Status MaybeFail(VfsOp op, absl::string_view path);
+  // Records that `[offset, offset + size)` of a tracked file was written.
+  void RecordWrite(Durability& durability, uint64_t offset, uint64_t size);
+  // Records that a tracked file's contents are now durably `contents`.
+  void RecordSync(Durability& durability, std::string contents);
+
+  // Tracks `path` for crash simulation if it is not tracked yet; `created`
+  // says the file did not exist before this open.
+  absl::StatusOr<std::shared_ptr<Durability>> TrackLocked(
+      const std::string& path, bool created);
+
+  struct Rule {
+    int64_t nth;
+    int64_t seen = 0;
+    absl::Status error;
+    bool sticky;
+  };
+
+  mutable std::mutex mu_;
+  std::map<VfsOp, Rule> rules_;                   // Guarded by `mu_`.
+  std::map<VfsOp, int64_t> calls_;                // Guarded by `mu_`.
+  // Files written through this VFS, by current path.
+  std::map<std::string, std::shared_ptr<Durability>> tracked_;  // `mu_`.
+  // Every handle this VFS opened that may still be alive.
+  std::vector<std::weak_ptr<Handle>> handles_;    // Guarded by `mu_`.
+};
+
+}  // namespace loaderx
+
+#endif  // LOADERX_VFS_FAULT_FAULT_VFS_H_

@@ -1,0 +1,312 @@
+// The "memory" VFS: a whole filesystem in process memory, for fast tests.
+//
+// It follows the POSIX VFS's semantics, checked by the same conformance
+// suite: files are nodes shared between the namespace and open handles (so a
+// removed or renamed file stays usable through its handles, like an inode),
+// directories must exist before entries are made in them, and the lock
+// belongs to the node, not the path. Sync calls are no-ops: nothing here
+// survives the process, and the fault VFS models durability on top of it.
+//
+// Each `CreateVfs("memory")` is a new, empty filesystem in which "/" and the
+// current directory "" exist. Paths are normalised by collapsing repeated
+// slashes and dropping a trailing one; "." and ".." are not interpreted.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "loaderx/vfs.h"
+#include "loaderx/vfs_registry.h"
+#include "src/path.h"
+
+namespace loaderx {
+namespace {
+
+// What a file is: its bytes and whether a handle holds its lock.
+struct FileNode {
+  mutable std::shared_mutex mu;
+  std::string data;     // Guarded by `mu`.
+  bool locked = false;  // Guarded by `mu`.
+};
+
+std::string Normalize(absl::string_view path) {
+  std::string out;
+  out.reserve(path.size());
+  for (char c : path) {
+    if (c == '/' && !out.empty() && out.back() == '/') continue;
+    out.push_back(c);
+  }
+  if (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
+class MemoryFile final : public VfsFile {
+ public:
+  MemoryFile(std::string path, std::shared_ptr<FileNode> node, bool writable)
+      : path_(std::move(path)), node_(std::move(node)), writable_(writable) {}
+
+  ~MemoryFile() override {
+    std::unique_lock lock(node_->mu);
+    if (holds_lock_) node_->locked = false;
+  }
+
+  const std::string& path() const override { return path_; }
+
+  absl::Status ReadAt(uint64_t offset, absl::Span<char> dst) const override {
+    std::shared_lock lock(node_->mu);
+    const std::string& data = node_->data;
+    if (offset > data.size() || dst.size() > data.size() - offset) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "read ", path_, ": wanted ", dst.size(), " bytes at offset ", offset,
+          " but the file ends after ",
+          offset > data.size() ? 0 : data.size() - offset));
+    }
+    if (!dst.empty()) std::memcpy(dst.data(), data.data() + offset, dst.size());
+    return absl::OkStatus();
+  }
+
+  absl::Status WriteAt(uint64_t offset, absl::string_view data) override {
+    return WriteVectorAt(offset, {data});
+  }
+
+  absl::Status WriteVectorAt(
+      uint64_t offset, absl::Span<const absl::string_view> pieces) override {
+    uint64_t total = 0;
+    for (absl::string_view piece : pieces) total += piece.size();
+    if (absl::Status s = CheckWrite(offset, total); !s.ok()) return s;
+    std::unique_lock lock(node_->mu);
+    std::string& data = node_->data;
+    if (data.size() < offset + total) data.resize(offset + total, '\0');
+    for (absl::string_view piece : pieces) {
+      if (!piece.empty()) std::memcpy(&data[offset], piece.data(), piece.size());
+      offset += piece.size();
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<uint64_t> Size() const override {
+    std::shared_lock lock(node_->mu);
+    return node_->data.size();
+  }
+
+  absl::Status Truncate(uint64_t size) override {
+    if (absl::Status s = CheckWrite(size, 0); !s.ok()) return s;
+    std::unique_lock lock(node_->mu);
+    node_->data.resize(size, '\0');
+    return absl::OkStatus();
+  }
+
+  absl::Status SyncData() override { return absl::OkStatus(); }
+  absl::Status Sync() override { return absl::OkStatus(); }
+
+  absl::Status TryLock() override {
+    std::unique_lock lock(node_->mu);
+    if (holds_lock_) return absl::OkStatus();
+    if (node_->locked) return BusyError(path_);
+    node_->locked = holds_lock_ = true;
+    return absl::OkStatus();
+  }
+
+ private:
+  // The memory VFS holds files in a `std::string`; refuse sizes it could not
+  // allocate rather than throwing from `resize`.
+  absl::Status CheckWrite(uint64_t offset, uint64_t size) const {
+    if (!writable_) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("write ", path_, ": the file was opened read-only"));
+    }
+    constexpr uint64_t kMaxSize = uint64_t{1} << 40;
+    if (offset > kMaxSize || size > kMaxSize - offset) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("write ", path_, ": range [", offset, ", +", size,
+                       ") exceeds the memory VFS's 1 TiB file limit"));
+    }
+    return absl::OkStatus();
+  }
+
+  const std::string path_;
+  const std::shared_ptr<FileNode> node_;
+  const bool writable_;
+  bool holds_lock_ = false;  // Guarded by `node_->mu`.
+};
+
+class MemoryVfs final : public Vfs {
+ public:
+  static constexpr char kName[] = "memory";
+
+  MemoryVfs() : directories_{"", "/"} {}
+
+  absl::StatusOr<std::unique_ptr<VfsFile>> Open(absl::string_view raw_path,
+                                                OpenMode mode) override {
+    const std::string path = Normalize(raw_path);
+    std::lock_guard lock(mu_);
+    if (directories_.count(path)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("open ", path, ": not a regular file"));
+    }
+    if (absl::Status s = CheckParentLocked("open", path); !s.ok()) return s;
+    auto it = files_.find(path);
+    if (it == files_.end()) {
+      if (mode == OpenMode::kReadOnly || mode == OpenMode::kReadWrite) {
+        return absl::NotFoundError(
+            absl::StrCat("open ", path, ": no such file"));
+      }
+      it = files_.emplace(path, std::make_shared<FileNode>()).first;
+    } else if (mode == OpenMode::kCreateExclusive) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("open ", path, ": file exists"));
+    }
+    return std::make_unique<MemoryFile>(path, it->second,
+                                        mode != OpenMode::kReadOnly);
+  }
+
+  absl::Status Remove(absl::string_view raw_path) override {
+    const std::string path = Normalize(raw_path);
+    std::lock_guard lock(mu_);
+    if (directories_.count(path)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "remove ", path, ": is a directory (use RemoveDirectory)"));
+    }
+    if (files_.erase(path) == 0) {
+      return absl::NotFoundError(
+          absl::StrCat("remove ", path, ": no such file"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Rename(absl::string_view raw_from,
+                      absl::string_view raw_to) override {
+    const std::string from = Normalize(raw_from), to = Normalize(raw_to);
+    const std::string what = absl::StrCat("rename ", from, " -> ", to);
+    std::lock_guard lock(mu_);
+    if (directories_.count(from) || directories_.count(to)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(what, ": the memory VFS renames files only"));
+    }
+    auto it = files_.find(from);
+    if (it == files_.end()) {
+      return absl::NotFoundError(absl::StrCat(what, ": no such file"));
+    }
+    if (absl::Status s = CheckParentLocked("rename", to); !s.ok()) return s;
+    if (from == to) return absl::OkStatus();
+    std::shared_ptr<FileNode> node = std::move(it->second);
+    files_.erase(it);
+    files_[to] = std::move(node);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::vector<std::string>> List(
+      absl::string_view raw_path) override {
+    const std::string path = Normalize(raw_path);
+    std::lock_guard lock(mu_);
+    if (files_.count(path)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("list ", path, ": not a directory"));
+    }
+    if (!directories_.count(path)) {
+      return absl::NotFoundError(
+          absl::StrCat("list ", path, ": no such directory"));
+    }
+    return ChildrenLocked(path);
+  }
+
+  absl::Status CreateDirectory(absl::string_view raw_path) override {
+    const std::string path = Normalize(raw_path);
+    std::lock_guard lock(mu_);
+    if (directories_.count(path) || files_.count(path)) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("create directory ", path, ": exists"));
+    }
+    if (absl::Status s = CheckParentLocked("create directory", path);
+        !s.ok()) {
+      return s;
+    }
+    directories_.insert(path);
+    return absl::OkStatus();
+  }
+
+  absl::Status RemoveDirectory(absl::string_view raw_path) override {
+    const std::string path = Normalize(raw_path);
+    std::lock_guard lock(mu_);
+    if (files_.count(path)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("remove directory ", path, ": not a directory"));
+    }
+    if (!directories_.count(path)) {
+      return absl::NotFoundError(
+          absl::StrCat("remove directory ", path, ": no such directory"));
+    }
+    if (!ChildrenLocked(path).empty()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("remove directory ", path, ": not empty"));
+    }
+    directories_.erase(path);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<bool> Exists(absl::string_view raw_path) override {
+    const std::string path = Normalize(raw_path);
+    std::lock_guard lock(mu_);
+    return directories_.count(path) > 0 || files_.count(path) > 0;
+  }
+
+  absl::Status SyncDirectory(absl::string_view raw_path) override {
+    const std::string path = Normalize(raw_path);
+    std::lock_guard lock(mu_);
+    if (!directories_.count(path)) {
+      return absl::NotFoundError(
+          absl::StrCat("sync directory ", path, ": no such directory"));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status CheckParentLocked(absl::string_view operation,
+                                 const std::string& path) const {
+    const std::string parent = ParentDirectory(path);
+    if (directories_.count(parent)) return absl::OkStatus();
+    if (files_.count(parent)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          operation, " ", path, ": parent ", parent, " is not a directory"));
+    }
+    return absl::NotFoundError(absl::StrCat(operation, " ", path, ": parent ",
+                                            parent, " does not exist"));
+  }
+
+  std::vector<std::string> ChildrenLocked(const std::string& directory) const {
+    std::vector<std::string> names;
+    for (const auto& [path, node] : files_) {
+      if (ParentDirectory(path) == directory) names.emplace_back(BaseName(path));
+    }
+    for (const std::string& path : directories_) {
+      if (path != directory && path != "" && path != "/" &&
+          ParentDirectory(path) == directory) {
+        names.emplace_back(BaseName(path));
+      }
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<FileNode>> files_;  // Guarded by `mu_`.
+  std::set<std::string> directories_;                       // Guarded by `mu_`.
+};
+
+const VfsRegistration kRegistration(MemoryVfs::kName, []() {
+  return absl::StatusOr<std::unique_ptr<Vfs>>(std::make_unique<MemoryVfs>());
+});
+
+}  // namespace
+}  // namespace loaderx

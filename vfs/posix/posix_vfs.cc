@@ -1,0 +1,327 @@
+// The "posix" VFS: the real filesystem through positional system calls.
+//
+// - Reads and writes are `pread`/`pwrite`/`pwritev`, looped over short
+//   transfers and retried on `EINTR`; a `pwritev` request is split into
+//   batches of at most `IOV_MAX` pieces.
+// - `SyncData` is `fdatasync`, `Sync` is `fsync`, `SyncDirectory` is `fsync`
+//   on the directory.
+// - `TryLock` is `flock(LOCK_EX | LOCK_NB)`. `flock` locks belong to the open
+//   file description, so they exclude a second handle in the same process as
+//   well as other processes (an `fcntl` lock would not), and they are released
+//   when the descriptor is closed.
+// - Every descriptor is opened `O_CLOEXEC`.
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "loaderx/vfs.h"
+#include "loaderx/vfs_registry.h"
+
+namespace loaderx {
+namespace {
+
+// An error naming the operation, the path and the OS's reason.
+absl::Status PosixError(absl::string_view operation, absl::string_view path,
+                        int error_number) {
+  return absl::ErrnoToStatus(error_number,
+                             absl::StrCat(operation, " ", path));
+}
+
+// Rejects ranges whose end does not fit in `off_t`.
+absl::Status CheckRange(absl::string_view operation, absl::string_view path,
+                        uint64_t offset, uint64_t size) {
+  constexpr uint64_t kMaxOffset = static_cast<uint64_t>(INT64_MAX);
+  if (offset > kMaxOffset || size > kMaxOffset - offset) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(operation, " ", path, ": range [", offset, ", +", size,
+                     ") exceeds the largest file offset"));
+  }
+  return absl::OkStatus();
+}
+
+class PosixFile final : public VfsFile {
+ public:
+  PosixFile(std::string path, int fd, bool writable)
+      : path_(std::move(path)), fd_(fd), writable_(writable) {}
+  ~PosixFile() override { ::close(fd_); }
+
+  const std::string& path() const override { return path_; }
+
+  absl::Status ReadAt(uint64_t offset, absl::Span<char> dst) const override {
+    if (absl::Status s = CheckRange("read", path_, offset, dst.size());
+        !s.ok()) {
+      return s;
+    }
+    size_t done = 0;
+    while (done < dst.size()) {
+      ssize_t n = ::pread(fd_, dst.data() + done, dst.size() - done,
+                          static_cast<off_t>(offset + done));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return PosixError("read", path_, errno);
+      }
+      if (n == 0) {
+        return absl::OutOfRangeError(absl::StrCat(
+            "read ", path_, ": wanted ", dst.size(), " bytes at offset ",
+            offset, " but the file ends after ", done));
+      }
+      done += static_cast<size_t>(n);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status WriteAt(uint64_t offset, absl::string_view data) override {
+    if (absl::Status s = CheckWrite(offset, data.size()); !s.ok()) return s;
+    size_t done = 0;
+    while (done < data.size()) {
+      ssize_t n = ::pwrite(fd_, data.data() + done, data.size() - done,
+                           static_cast<off_t>(offset + done));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return PosixError("write", path_, errno);
+      }
+      done += static_cast<size_t>(n);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status WriteVectorAt(
+      uint64_t offset, absl::Span<const absl::string_view> pieces) override {
+    uint64_t total = 0;
+    for (absl::string_view piece : pieces) total += piece.size();
+    if (absl::Status s = CheckWrite(offset, total); !s.ok()) return s;
+
+    // `iov` holds the pieces not yet fully written, the first one advanced
+    // past whatever a short write already covered.
+    std::vector<iovec> iov;
+    iov.reserve(pieces.size());
+    for (absl::string_view piece : pieces) {
+      if (!piece.empty()) {
+        iov.push_back({const_cast<char*>(piece.data()), piece.size()});
+      }
+    }
+    size_t first = 0;
+    while (first < iov.size()) {
+      const int count =
+          static_cast<int>(std::min<size_t>(iov.size() - first, IOV_MAX));
+      ssize_t n = ::pwritev(fd_, &iov[first], count, static_cast<off_t>(offset));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return PosixError("vectored write", path_, errno);
+      }
+      offset += static_cast<uint64_t>(n);
+      size_t advanced = static_cast<size_t>(n);
+      while (advanced > 0 && advanced >= iov[first].iov_len) {
+        advanced -= iov[first].iov_len;
+        ++first;
+      }
+      if (advanced > 0) {
+        iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + advanced;
+        iov[first].iov_len -= advanced;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<uint64_t> Size() const override {
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) return PosixError("stat", path_, errno);
+    return static_cast<uint64_t>(st.st_size);
+  }
+
+  absl::Status Truncate(uint64_t size) override {
+    if (absl::Status s = CheckWrite(size, 0); !s.ok()) return s;
+    while (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {
+      if (errno != EINTR) return PosixError("truncate", path_, errno);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status SyncData() override {
+    while (::fdatasync(fd_) != 0) {
+      if (errno != EINTR) return PosixError("fdatasync", path_, errno);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Sync() override {
+    while (::fsync(fd_) != 0) {
+      if (errno != EINTR) return PosixError("fsync", path_, errno);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status TryLock() override {
+    while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EWOULDBLOCK) return BusyError(path_);
+      if (errno != EINTR) return PosixError("lock", path_, errno);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status CheckWrite(uint64_t offset, uint64_t size) const {
+    if (!writable_) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("write ", path_, ": the file was opened read-only"));
+    }
+    return CheckRange("write", path_, offset, size);
+  }
+
+  const std::string path_;
+  const int fd_;
+  const bool writable_;
+};
+
+class PosixVfs final : public Vfs {
+ public:
+  static constexpr char kName[] = "posix";
+
+  absl::StatusOr<std::unique_ptr<VfsFile>> Open(absl::string_view path,
+                                                OpenMode mode) override {
+    std::string p(path);
+    int flags = O_CLOEXEC;
+    switch (mode) {
+      case OpenMode::kReadOnly:
+        flags |= O_RDONLY;
+        break;
+      case OpenMode::kReadWrite:
+        flags |= O_RDWR;
+        break;
+      case OpenMode::kCreate:
+        flags |= O_RDWR | O_CREAT;
+        break;
+      case OpenMode::kCreateExclusive:
+        flags |= O_RDWR | O_CREAT | O_EXCL;
+        break;
+    }
+    int fd;
+    do {
+      fd = ::open(p.c_str(), flags, 0644);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) return PosixError("open", p, errno);
+
+    // `open(O_RDONLY)` succeeds on a directory; a file handle on one is a
+    // caller's mistake, reported before any read can return garbage.
+    struct stat st;
+    if (::fstat(fd, &st) != 0) {
+      const int error = errno;
+      ::close(fd);
+      return PosixError("stat", p, error);
+    }
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd);
+      return absl::FailedPreconditionError(
+          absl::StrCat("open ", p, ": not a regular file"));
+    }
+    return std::make_unique<PosixFile>(std::move(p), fd,
+                                       mode != OpenMode::kReadOnly);
+  }
+
+  absl::Status Remove(absl::string_view path) override {
+    std::string p(path);
+    struct stat st;
+    if (::lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "remove ", p, ": is a directory (use RemoveDirectory)"));
+    }
+    if (::unlink(p.c_str()) != 0) return PosixError("remove", p, errno);
+    return absl::OkStatus();
+  }
+
+  absl::Status Rename(absl::string_view from, absl::string_view to) override {
+    std::string f(from), t(to);
+    if (::rename(f.c_str(), t.c_str()) != 0) {
+      return PosixError("rename", absl::StrCat(f, " -> ", t), errno);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::vector<std::string>> List(
+      absl::string_view path) override {
+    std::string p(path);
+    DIR* dir = ::opendir(p.c_str());
+    if (dir == nullptr) return PosixError("list", p, errno);
+    std::vector<std::string> names;
+    errno = 0;
+    while (struct dirent* entry = ::readdir(dir)) {
+      absl::string_view name = entry->d_name;
+      if (name != "." && name != "..") names.emplace_back(name);
+    }
+    const int error = errno;
+    ::closedir(dir);
+    if (error != 0) return PosixError("list", p, error);
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  absl::Status CreateDirectory(absl::string_view path) override {
+    std::string p(path);
+    if (::mkdir(p.c_str(), 0755) != 0) {
+      return PosixError("create directory", p, errno);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status RemoveDirectory(absl::string_view path) override {
+    std::string p(path);
+    if (::rmdir(p.c_str()) != 0) {
+      const int error = errno;
+      // POSIX allows EEXIST for a non-empty directory; report both alike.
+      if (error == ENOTEMPTY || error == EEXIST) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("remove directory ", p, ": not empty"));
+      }
+      return PosixError("remove directory", p, error);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<bool> Exists(absl::string_view path) override {
+    std::string p(path);
+    struct stat st;
+    if (::stat(p.c_str(), &st) == 0) return true;
+    if (errno == ENOENT || errno == ENOTDIR) return false;
+    return PosixError("stat", p, errno);
+  }
+
+  absl::Status SyncDirectory(absl::string_view path) override {
+    std::string p(path);
+    int fd;
+    do {
+      fd = ::open(p.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) return PosixError("open directory", p, errno);
+    int result;
+    do {
+      result = ::fsync(fd);
+    } while (result != 0 && errno == EINTR);
+    const int error = errno;
+    ::close(fd);
+    if (result != 0) return PosixError("fsync directory", p, error);
+    return absl::OkStatus();
+  }
+};
+
+const VfsRegistration kRegistration(PosixVfs::kName, []() {
+  return absl::StatusOr<std::unique_ptr<Vfs>>(std::make_unique<PosixVfs>());
+});
+
+}  // namespace
+}  // namespace loaderx
