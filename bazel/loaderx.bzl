@@ -29,6 +29,7 @@ def loaderx_cc_test(name, deps = [], **kwargs):
     _merge(kwargs, "copts", LOADERX_COPTS)
     if kwargs.pop("main", True):
         deps = deps + ["@system_libs//:gtest_main"]
+    kwargs.setdefault("size", "small")
     native.cc_test(
         name = name,
         deps = deps + ["@system_libs//:gtest"],

@@ -1,0 +1,223 @@
+#include "vfs/fault/fault_vfs.h"
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "loaderx/vfs_registry.h"
+#include "tests/status_testing.h"
+
+namespace loaderx {
+namespace {
+
+using ::testing::HasSubstr;
+
+class FaultVfsTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK_AND_ASSIGN(base_, CreateVfs("memory"));
+    vfs_ = std::make_unique<FaultVfs>(base_.get());
+    ASSERT_OK(vfs_->CreateDirectory("/d"));
+    ASSERT_OK(vfs_->SyncDirectory("/"));
+  }
+
+  // The file's contents as the wrapped filesystem holds them.
+  std::string BaseContents(const std::string& path) {
+    absl::StatusOr<std::string> contents = ReadFileToString(*base_, path);
+    EXPECT_TRUE(contents.ok()) << contents.status();
+    return contents.value_or("");
+  }
+
+  bool BaseExists(const std::string& path) {
+    absl::StatusOr<bool> exists = base_->Exists(path);
+    EXPECT_TRUE(exists.ok()) << exists.status();
+    return exists.value_or(false);
+  }
+
+  std::unique_ptr<Vfs> base_;
+  std::unique_ptr<FaultVfs> vfs_;
+};
+
+TEST_F(FaultVfsTest, IsRegisteredByName) {
+  ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("fault"));
+  EXPECT_NE(dynamic_cast<FaultVfs*>(vfs.get()), nullptr);
+}
+
+TEST_F(FaultVfsTest, FailsTheNthCallOnlyOnce) {
+  ASSERT_OK_AND_ASSIGN(auto file, vfs_->Open("/d/f", OpenMode::kCreate));
+  vfs_->FailOnCall(VfsOp::kWriteAt, 2, absl::DataLossError("disk on fire"));
+  EXPECT_OK(file->WriteAt(0, "one"));
+  absl::Status second = file->WriteAt(3, "two");
+  EXPECT_EQ(second.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(second.message(), HasSubstr("injected fault"));
+  EXPECT_THAT(second.message(), HasSubstr("/d/f"));
+  EXPECT_THAT(second.message(), HasSubstr("disk on fire"));
+  EXPECT_OK(file->WriteAt(3, "three"));
+  // The failed call never reached the wrapped filesystem.
+  EXPECT_EQ(BaseContents("/d/f"), "onethree");
+  EXPECT_EQ(vfs_->CallCount(VfsOp::kWriteAt), 3);
+}
+
+TEST_F(FaultVfsTest, StickyRuleFailsEveryLaterCall) {
+  vfs_->FailOnCall(VfsOp::kOpen, 1, absl::PermissionDeniedError("no"),
+                   /*sticky=*/true);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_STATUS_CODE(vfs_->Open("/d/f", OpenMode::kCreate),
+                       absl::StatusCode::kPermissionDenied);
+  }
+  EXPECT_FALSE(BaseExists("/d/f"));
+  vfs_->ClearFaults();
+  EXPECT_OK(vfs_->Open("/d/f", OpenMode::kCreate).status());
+}
+
+TEST_F(FaultVfsTest, EveryOperationCanFail) {
+  ASSERT_OK(WriteStringToFile(*vfs_, "/d/f", "x"));
+  ASSERT_OK_AND_ASSIGN(auto file, vfs_->Open("/d/f", OpenMode::kReadWrite));
+  const absl::Status error = absl::InternalError("injected");
+  auto fails = [&](VfsOp op, auto call) {
+    vfs_->FailOnCall(op, 1, error);
+    absl::Status status = testing_internal::GetStatus(call());
+    EXPECT_EQ(status.code(), absl::StatusCode::kInternal)
+        << VfsOpName(op) << ": " << status;
+  };
+  std::string buffer(1, '\0');
+  absl::string_view piece = "y";
+  fails(VfsOp::kOpen, [&] { return vfs_->Open("/d/f", OpenMode::kReadOnly); });
+  fails(VfsOp::kRemove, [&] { return vfs_->Remove("/d/f"); });
+  fails(VfsOp::kRename, [&] { return vfs_->Rename("/d/f", "/d/g"); });
+  fails(VfsOp::kList, [&] { return vfs_->List("/d"); });
+  fails(VfsOp::kCreateDirectory, [&] { return vfs_->CreateDirectory("/e"); });
+  fails(VfsOp::kRemoveDirectory, [&] { return vfs_->RemoveDirectory("/d"); });
+  fails(VfsOp::kExists, [&] { return vfs_->Exists("/d/f"); });
+  fails(VfsOp::kSyncDirectory, [&] { return vfs_->SyncDirectory("/d"); });
+  fails(VfsOp::kReadAt,
+        [&] { return file->ReadAt(0, absl::MakeSpan(buffer)); });
+  fails(VfsOp::kWriteAt, [&] { return file->WriteAt(0, "y"); });
+  fails(VfsOp::kWriteVectorAt, [&] {
+    return file->WriteVectorAt(0, absl::MakeConstSpan(&piece, 1));
+  });
+  fails(VfsOp::kSize, [&] { return file->Size(); });
+  fails(VfsOp::kTruncate, [&] { return file->Truncate(0); });
+  fails(VfsOp::kSyncData, [&] { return file->SyncData(); });
+  fails(VfsOp::kSync, [&] { return file->Sync(); });
+  fails(VfsOp::kTryLock, [&] { return file->TryLock(); });
+  // None of the failed calls changed anything.
+  EXPECT_EQ(BaseContents("/d/f"), "x");
+  EXPECT_FALSE(BaseExists("/d/g"));
+  EXPECT_FALSE(BaseExists("/e"));
+}
+
+TEST_F(FaultVfsTest, UnsyncedWriteDisappearsAfterCrash) {
+  ASSERT_OK_AND_ASSIGN(auto file, vfs_->Open("/d/f", OpenMode::kCreate));
+  ASSERT_OK(vfs_->SyncDirectory("/d"));
+  ASSERT_OK(file->WriteAt(0, "synced"));
+  ASSERT_OK(file->SyncData());
+  ASSERT_OK(file->WriteAt(6, "-lost"));
+  ASSERT_OK(file->WriteAt(0, "SYNCED"));  // An overwrite, also unsynced.
+  EXPECT_EQ(BaseContents("/d/f"), "SYNCED-lost");
+
+  ASSERT_OK(vfs_->SimulateCrash());
+  EXPECT_EQ(BaseContents("/d/f"), "synced");
+  ASSERT_OK_AND_ASSIGN(std::string through_fault,
+                       ReadFileToString(*vfs_, "/d/f"));
+  EXPECT_EQ(through_fault, "synced");
+}
+
+TEST_F(FaultVfsTest, SyncedWriteSurvivesCrash) {
+  ASSERT_OK_AND_ASSIGN(auto file, vfs_->Open("/d/f", OpenMode::kCreate));
+  ASSERT_OK(vfs_->SyncDirectory("/d"));
+  ASSERT_OK(file->WriteAt(0, "first"));
+  ASSERT_OK(file->Sync());
+  ASSERT_OK(file->WriteAt(5, " second"));
+  ASSERT_OK(file->Sync());
+  ASSERT_OK(vfs_->SimulateCrash());
+  EXPECT_EQ(BaseContents("/d/f"), "first second");
+}
+
+TEST_F(FaultVfsTest, VectoredAndTruncatingChangesRevertToo) {
+  ASSERT_OK(WriteStringToFile(*base_, "/d/f", "0123456789"));
+  ASSERT_OK_AND_ASSIGN(auto file, vfs_->Open("/d/f", OpenMode::kReadWrite));
+  absl::string_view pieces[] = {"ab", "cd"};
+  ASSERT_OK(file->WriteVectorAt(8, pieces));
+  ASSERT_OK(file->Truncate(3));
+  ASSERT_OK(vfs_->SimulateCrash());
+  // The file predates tracking, so its contents then were durable.
+  EXPECT_EQ(BaseContents("/d/f"), "0123456789");
+}
+
+TEST_F(FaultVfsTest, GarbleModeCorruptsOnlyUnsyncedRanges) {
+  ASSERT_OK_AND_ASSIGN(auto file, vfs_->Open("/d/f", OpenMode::kCreate));
+  ASSERT_OK(vfs_->SyncDirectory("/d"));
+  const std::string synced(64, 's');
+  const std::string unsynced(64, 'u');
+  ASSERT_OK(file->WriteAt(0, synced));
+  ASSERT_OK(file->Sync());
+  ASSERT_OK(file->WriteAt(64, unsynced));
+  ASSERT_OK(vfs_->SimulateCrash(FaultVfs::CrashMode::kGarbleUnsynced, 7));
+  const std::string after = BaseContents("/d/f");
+  ASSERT_EQ(after.size(), 128u);
+  EXPECT_EQ(after.substr(0, 64), synced);
+  // 64 pseudo-random bytes equal to the intended ones would be a miracle.
+  EXPECT_NE(after.substr(64), unsynced);
+}
+
+TEST_F(FaultVfsTest, FileCreatedWithoutDirectorySyncVanishes) {
+  ASSERT_OK_AND_ASSIGN(auto kept, vfs_->Open("/d/kept", OpenMode::kCreate));
+  ASSERT_OK(kept->WriteAt(0, "k"));
+  ASSERT_OK(kept->Sync());
+  ASSERT_OK(vfs_->SyncDirectory("/d"));
+  ASSERT_OK_AND_ASSIGN(auto lost, vfs_->Open("/d/lost", OpenMode::kCreate));
+  ASSERT_OK(lost->WriteAt(0, "l"));
+  ASSERT_OK(lost->Sync());  // Contents synced, directory entry not.
+  ASSERT_OK(vfs_->SimulateCrash());
+  EXPECT_TRUE(BaseExists("/d/kept"));
+  EXPECT_FALSE(BaseExists("/d/lost"));
+}
+
+TEST_F(FaultVfsTest, RenamedFileKeepsItsDurability) {
+  ASSERT_OK_AND_ASSIGN(auto file, vfs_->Open("/d/tmp", OpenMode::kCreate));
+  ASSERT_OK(file->WriteAt(0, "header"));
+  ASSERT_OK(file->Sync());
+  ASSERT_OK(vfs_->Rename("/d/tmp", "/d/final"));
+  ASSERT_OK(vfs_->SyncDirectory("/d"));
+  ASSERT_OK(file->WriteAt(0, "HEADER"));  // Through the old handle, unsynced.
+  ASSERT_OK(vfs_->SimulateCrash());
+  EXPECT_FALSE(BaseExists("/d/tmp"));
+  EXPECT_EQ(BaseContents("/d/final"), "header");
+}
+
+TEST_F(FaultVfsTest, CrashClosesHandlesAndReleasesLocks) {
+  ASSERT_OK_AND_ASSIGN(auto holder, vfs_->Open("/d/lock", OpenMode::kCreate));
+  ASSERT_OK(vfs_->SyncDirectory("/d"));
+  ASSERT_OK(holder->TryLock());
+  ASSERT_OK(vfs_->SimulateCrash());
+  std::string buffer;
+  EXPECT_STATUS_CODE(holder->ReadAt(0, absl::MakeSpan(buffer)),
+                     absl::StatusCode::kFailedPrecondition);
+  EXPECT_STATUS_CODE(holder->WriteAt(0, "x"),
+                     absl::StatusCode::kFailedPrecondition);
+  ASSERT_OK_AND_ASSIGN(auto next, vfs_->Open("/d/lock", OpenMode::kReadWrite));
+  EXPECT_OK(next->TryLock());
+}
+
+TEST_F(FaultVfsTest, CrashOverRealFilesystem) {
+  ASSERT_OK_AND_ASSIGN(auto posix, CreateVfs("posix"));
+  FaultVfs vfs(posix.get());
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = absl::StrCat(tmp ? tmp : "/tmp", "/fault_crash");
+  ASSERT_OK(vfs.CreateDirectory(dir));
+  const std::string path = dir + "/f";
+  ASSERT_OK_AND_ASSIGN(auto file, vfs.Open(path, OpenMode::kCreate));
+  ASSERT_OK(vfs.SyncDirectory(dir));
+  ASSERT_OK(file->WriteAt(0, "durable"));
+  ASSERT_OK(file->SyncData());
+  ASSERT_OK(file->WriteAt(7, " and not"));
+  ASSERT_OK(vfs.SimulateCrash());
+  ASSERT_OK_AND_ASSIGN(std::string contents, ReadFileToString(*posix, path));
+  EXPECT_EQ(contents, "durable");
+}
+
+}  // namespace
+}  // namespace loaderx

@@ -1,0 +1,88 @@
+// POSIX-only behaviour the shared conformance suite cannot show from one
+// process: the lock excludes other processes, and errors carry the OS's
+// reason.
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "loaderx/vfs_registry.h"
+#include "tests/status_testing.h"
+
+namespace loaderx {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string TempPath(absl::string_view name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  return absl::StrCat(tmp ? tmp : "/tmp", "/", name);
+}
+
+// Runs `child` in a forked process and returns its exit code.
+template <typename Child>
+int RunInChild(Child child) {
+  pid_t pid = ::fork();
+  if (pid == 0) ::_exit(child());
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(PosixVfsTest, LockExcludesAnotherProcess) {
+  ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("posix"));
+  const std::string path = TempPath("lock_between_processes");
+  ASSERT_OK_AND_ASSIGN(auto holder, vfs->Open(path, OpenMode::kCreate));
+  ASSERT_OK(holder->TryLock());
+
+  // Exit codes: 0 = busy as expected, 1 = lock granted, 2 = other error.
+  auto try_lock_in_child = [&] {
+    absl::StatusOr<std::unique_ptr<Vfs>> child_vfs = CreateVfs("posix");
+    if (!child_vfs.ok()) return 2;
+    auto file = (*child_vfs)->Open(path, OpenMode::kReadWrite);
+    if (!file.ok()) return 2;
+    absl::Status status = (*file)->TryLock();
+    if (status.ok()) return 1;
+    return IsBusy(status) ? 0 : 2;
+  };
+  EXPECT_EQ(RunInChild(try_lock_in_child), 0);
+
+  holder.reset();  // Closing the descriptor releases the lock.
+  EXPECT_EQ(RunInChild(try_lock_in_child), 1);
+}
+
+TEST(PosixVfsTest, ErrorsCarryThePathAndTheReason) {
+  ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("posix"));
+  absl::Status status =
+      vfs->Open(TempPath("no/such/file"), OpenMode::kReadOnly).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(status.message(), HasSubstr(TempPath("no/such/file")));
+  EXPECT_THAT(status.message(), HasSubstr("No such file or directory"));
+}
+
+TEST(PosixVfsTest, HandlesAreNotInheritedAcrossExec) {
+  // O_CLOEXEC: a handle opened by the store does not leak into a child that
+  // execs, so a spawned process cannot keep a store's lock alive.
+  ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("posix"));
+  const std::string path = TempPath("cloexec");
+  ASSERT_OK_AND_ASSIGN(auto holder, vfs->Open(path, OpenMode::kCreate));
+  ASSERT_OK(holder->TryLock());
+  const std::string fd_dir = "/proc/self/fd";
+  int exit_code = RunInChild([&] {
+    // `ls -l /proc/self/fd` in the exec'd shell lists inherited descriptors.
+    const std::string command =
+        absl::StrCat("ls -l ", fd_dir, " | grep -q ", path, " && exit 3; exit 0");
+    ::execl("/bin/sh", "sh", "-c", command.c_str(), nullptr);
+    return 4;
+  });
+  EXPECT_EQ(exit_code, 0);
+}
+
+}  // namespace
+}  // namespace loaderx
