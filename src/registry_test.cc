@@ -2,6 +2,8 @@
 // this test file and register themselves exactly as a user's own would,
 // without touching the engine.
 
+#include "loaderx/registry.h"
+
 #include <memory>
 #include <string>
 #include <thread>
@@ -10,7 +12,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "loaderx/codec_registry.h"
-#include "loaderx/registry.h"
 #include "loaderx/typed_owner_registry.h"
 #include "loaderx/vfs_registry.h"
 #include "loaderx/vfs_wrapper.h"
@@ -82,14 +83,12 @@ class BytesOwner final : public TypedOwner {
     if (encoded != "bytes") return absl::DataLossError("not test_bytes");
     return TypeIdentity{"|u1", {}};
   }
-  absl::StatusOr<RecordGeometry> Geometry(
-      const TypeIdentity&) const override {
+  absl::StatusOr<RecordGeometry> Geometry(const TypeIdentity&) const override {
     return RecordGeometry{RecordGeometry::Layout::kPayloadShapePairs, 0, 1};
   }
 };
 
-const TypedOwnerRegistration kOwnerRegistration(
-    std::make_shared<BytesOwner>());
+const TypedOwnerRegistration kOwnerRegistration(std::make_shared<BytesOwner>());
 
 TEST(RegistryTest, FindsVfsDefinedInThisFile) {
   ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("test_counting"));

@@ -18,8 +18,8 @@ constexpr absl::string_view kBusyPayload = "loaderx.dev/busy";
 }  // namespace
 
 absl::Status BusyError(absl::string_view path) {
-  absl::Status status = absl::UnavailableError(absl::StrCat(
-      "busy: ", path, " is locked by another handle or process"));
+  absl::Status status = absl::UnavailableError(
+      absl::StrCat("busy: ", path, " is locked by another handle or process"));
   status.SetPayload(kBusyPayload, absl::Cord(path));
   return status;
 }

@@ -44,7 +44,8 @@ std::vector<std::string> Records(size_t size) {
   for (char& c : noise) c = static_cast<char>(random());
   std::string structured(size, '\0');
   for (size_t i = 0; i < size; ++i) {
-    structured[i] = static_cast<char>("loaderx record "[i % 15] + (i / 997) % 3);
+    structured[i] =
+        static_cast<char>("loaderx record "[i % 15] + (i / 997) % 3);
   }
   return {zeros, noise, structured};
 }
@@ -100,9 +101,8 @@ TEST_P(CodecConformanceTest, DestinationOfTheWrongSizeIsDataLoss) {
                      absl::StatusCode::kDataLoss);
   if (size_ > 0) {
     std::string smaller(size_ - 1, '\0');
-    EXPECT_STATUS_CODE(
-        decompressor->Decompress(frame, absl::MakeSpan(smaller)),
-        absl::StatusCode::kDataLoss);
+    EXPECT_STATUS_CODE(decompressor->Decompress(frame, absl::MakeSpan(smaller)),
+                       absl::StatusCode::kDataLoss);
   }
 }
 
@@ -112,18 +112,19 @@ TEST_P(CodecConformanceTest, TruncatedFrameIsDataLoss) {
   ASSERT_OK_AND_ASSIGN(auto decompressor, codec_->NewDecompressionContext());
   const std::string frame = Compress(*codec_, *compressor, Records(size_)[1]);
   std::string destination(size_, '\0');
-  EXPECT_STATUS_CODE(
-      decompressor->Decompress(absl::string_view(frame).substr(0, frame.size() / 2),
-                               absl::MakeSpan(destination)),
-      absl::StatusCode::kDataLoss);
+  EXPECT_STATUS_CODE(decompressor->Decompress(
+                         absl::string_view(frame).substr(0, frame.size() / 2),
+                         absl::MakeSpan(destination)),
+                     absl::StatusCode::kDataLoss);
 }
 
 TEST_P(CodecConformanceTest, SlotSmallerThanTheBoundIsRejected) {
   if (size_ == 0) GTEST_SKIP() << "no slot is smaller than an empty bound";
   ASSERT_OK_AND_ASSIGN(auto compressor, codec_->NewCompressionContext());
   std::string slot(codec_->CompressBound(size_) - 1, '\0');
-  EXPECT_STATUS_CODE(compressor->Compress(Records(size_)[0], absl::MakeSpan(slot)),
-                     absl::StatusCode::kInvalidArgument);
+  EXPECT_STATUS_CODE(
+      compressor->Compress(Records(size_)[0], absl::MakeSpan(slot)),
+      absl::StatusCode::kInvalidArgument);
 }
 
 TEST_P(CodecContractTest, NameAndTagMatchTheRegistry) {
@@ -175,8 +176,9 @@ TEST_P(CodecContractTest, ContextsOnManyThreadsShareOneCodec) {
             return;
           }
           std::string back(size, '\0');
-          absl::Status s = (*decompressor)->Decompress(
-              absl::string_view(slot.data(), *n), absl::MakeSpan(back));
+          absl::Status s = (*decompressor)
+                               ->Decompress(absl::string_view(slot.data(), *n),
+                                            absl::MakeSpan(back));
           if (s.ok() && back != record) s = absl::DataLossError("mismatch");
           if (!s.ok()) {
             results[t] = s;

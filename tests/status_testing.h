@@ -23,30 +23,27 @@ const absl::Status& GetStatus(const absl::StatusOr<T>& status_or) {
 }  // namespace loaderx::testing_internal
 
 // Each macro evaluates `expr` exactly once.
-#define EXPECT_OK(expr)                                                 \
-  do {                                                                  \
-    const auto& loaderx_status_ = (expr);                               \
-    EXPECT_TRUE(::loaderx::testing_internal::GetStatus(loaderx_status_) \
-                    .ok())                                              \
-        << ::loaderx::testing_internal::GetStatus(loaderx_status_);     \
+#define EXPECT_OK(expr)                                                       \
+  do {                                                                        \
+    const auto& loaderx_status_ = (expr);                                     \
+    EXPECT_TRUE(::loaderx::testing_internal::GetStatus(loaderx_status_).ok()) \
+        << ::loaderx::testing_internal::GetStatus(loaderx_status_);           \
   } while (false)
 
-#define ASSERT_OK(expr)                                                 \
-  do {                                                                  \
-    const auto& loaderx_status_ = (expr);                               \
-    ASSERT_TRUE(::loaderx::testing_internal::GetStatus(loaderx_status_) \
-                    .ok())                                              \
-        << ::loaderx::testing_internal::GetStatus(loaderx_status_);     \
+#define ASSERT_OK(expr)                                                       \
+  do {                                                                        \
+    const auto& loaderx_status_ = (expr);                                     \
+    ASSERT_TRUE(::loaderx::testing_internal::GetStatus(loaderx_status_).ok()) \
+        << ::loaderx::testing_internal::GetStatus(loaderx_status_);           \
   } while (false)
 
 // Expects `expr` to fail with `expected_code`.
-#define EXPECT_STATUS_CODE(expr, expected_code)                          \
-  do {                                                                   \
-    const auto& loaderx_status_ = (expr);                                \
-    EXPECT_EQ(                                                           \
-        ::loaderx::testing_internal::GetStatus(loaderx_status_).code(),  \
-        expected_code)                                                   \
-        << ::loaderx::testing_internal::GetStatus(loaderx_status_);      \
+#define EXPECT_STATUS_CODE(expr, expected_code)                               \
+  do {                                                                        \
+    const auto& loaderx_status_ = (expr);                                     \
+    EXPECT_EQ(::loaderx::testing_internal::GetStatus(loaderx_status_).code(), \
+              expected_code)                                                  \
+        << ::loaderx::testing_internal::GetStatus(loaderx_status_);           \
   } while (false)
 
 #define LOADERX_CONCAT_INNER(a, b) a##b

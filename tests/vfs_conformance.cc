@@ -19,8 +19,7 @@ namespace loaderx {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::string VfsUnderTestName(
-    const testing::TestParamInfo<VfsUnderTest>& info) {
+std::string VfsUnderTestName(const testing::TestParamInfo<VfsUnderTest>& info) {
   return info.param.name;
 }
 
@@ -28,8 +27,8 @@ std::string MakeTempRoot(Vfs& vfs) {
   static std::atomic<int> counter{0};
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string base = tmp != nullptr ? tmp : "/tmp";
-  const std::string root = absl::StrCat(
-      base, "/vfs_conformance_", ::getpid(), "_", counter.fetch_add(1));
+  const std::string root = absl::StrCat(base, "/vfs_conformance_", ::getpid(),
+                                        "_", counter.fetch_add(1));
   absl::Status status = vfs.CreateDirectory(root);
   EXPECT_TRUE(status.ok()) << status;
   return root;
@@ -216,8 +215,8 @@ TEST_P(VfsConformanceTest, LockHeldTwiceIsBusy) {
 }
 
 TEST_P(VfsConformanceTest, OrdinaryErrorsAreNotBusy) {
-  EXPECT_FALSE(IsBusy(vfs_->Open(Path("missing"), OpenMode::kReadOnly)
-                          .status()));
+  EXPECT_FALSE(
+      IsBusy(vfs_->Open(Path("missing"), OpenMode::kReadOnly).status()));
   EXPECT_FALSE(IsBusy(absl::UnavailableError("device went away")));
   EXPECT_TRUE(IsBusy(BusyError("x")));
 }

@@ -2,11 +2,12 @@
 // each found by name in the registry, plus the fault VFS in pass-through mode
 // over both the in-memory and the real filesystem.
 
+#include "tests/vfs_conformance.h"
+
 #include <memory>
 
 #include "gtest/gtest.h"
 #include "loaderx/vfs_registry.h"
-#include "tests/vfs_conformance.h"
 #include "vfs/fault/fault_vfs.h"
 
 namespace loaderx {
@@ -21,8 +22,7 @@ std::unique_ptr<Vfs> Registered(absl::string_view name) {
 INSTANTIATE_TEST_SUITE_P(
     AllPlugins, VfsConformanceTest,
     testing::Values(
-        VfsUnderTest{"posix", [] { return Registered("posix"); },
-                     MakeTempRoot},
+        VfsUnderTest{"posix", [] { return Registered("posix"); }, MakeTempRoot},
         VfsUnderTest{"memory", [] { return Registered("memory"); },
                      MakeMemoryRoot},
         VfsUnderTest{"fault_over_memory", [] { return Registered("fault"); },

@@ -61,8 +61,8 @@ class Registry {
     auto it = entries_.find(std::string(name));
     if (it == entries_.end()) {
       return absl::NotFoundError(absl::StrCat(
-          "no ", kind_, " is registered as \"", name, "\"; registered: ",
-          entries_.empty() ? "(none)" : JoinNamesLocked()));
+          "no ", kind_, " is registered as \"", name,
+          "\"; registered: ", entries_.empty() ? "(none)" : JoinNamesLocked()));
     }
     return it->second;
   }
@@ -121,8 +121,9 @@ void RegisterOrDie(Registry<Entry>& registry, absl::string_view name,
 template <typename Entry>
 std::optional<std::pair<std::string, Entry>> FindByTag(
     const Registry<Entry>& registry, uint8_t tag) {
-  return registry.FindIf(
-      [tag](const std::string&, const Entry& entry) { return entry.tag == tag; });
+  return registry.FindIf([tag](const std::string&, const Entry& entry) {
+    return entry.tag == tag;
+  });
 }
 
 // `RegisterOrDie` for tagged entries: the tag must be unique as well as the
@@ -131,7 +132,8 @@ template <typename Entry>
 void RegisterTaggedOrDie(Registry<Entry>& registry, absl::string_view name,
                          Entry entry) {
   if (auto clash = FindByTag(registry, entry.tag); clash.has_value()) {
-    std::fprintf(stderr, "loaderx: %s \"%.*s\" cannot take tag %d: \"%s\" has it\n",
+    std::fprintf(stderr,
+                 "loaderx: %s \"%.*s\" cannot take tag %d: \"%s\" has it\n",
                  registry.kind().c_str(), static_cast<int>(name.size()),
                  name.data(), entry.tag, clash->first.c_str());
     std::abort();

@@ -12,11 +12,11 @@
 // code follows one table for every implementation:
 //
 //   NotFound           the file or directory does not exist
-//   AlreadyExists      `kCreateExclusive` or `CreateDirectory` on an existing path
-//   OutOfRange         `ReadAt` past the end of the file
-//   Unavailable+busy   `TryLock` on a file another handle holds (`IsBusy`)
-//   InvalidArgument    a malformed request (e.g. offset + size overflows)
-//   FailedPrecondition wrong kind of object (a directory opened as a file,
+//   AlreadyExists      `kCreateExclusive` or `CreateDirectory` on an existing
+//   path OutOfRange         `ReadAt` past the end of the file Unavailable+busy
+//   `TryLock` on a file another handle holds (`IsBusy`) InvalidArgument    a
+//   malformed request (e.g. offset + size overflows) FailedPrecondition wrong
+//   kind of object (a directory opened as a file,
 //                      a non-empty directory removed), or a write to a
 //                      read-only handle
 //   PermissionDenied   the OS refused access

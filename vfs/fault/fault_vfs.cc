@@ -34,22 +34,38 @@ struct FaultVfs::Handle {
 
 absl::string_view VfsOpName(VfsOp op) {
   switch (op) {
-    case VfsOp::kOpen: return "Open";
-    case VfsOp::kRemove: return "Remove";
-    case VfsOp::kRename: return "Rename";
-    case VfsOp::kList: return "List";
-    case VfsOp::kCreateDirectory: return "CreateDirectory";
-    case VfsOp::kRemoveDirectory: return "RemoveDirectory";
-    case VfsOp::kExists: return "Exists";
-    case VfsOp::kSyncDirectory: return "SyncDirectory";
-    case VfsOp::kReadAt: return "ReadAt";
-    case VfsOp::kWriteAt: return "WriteAt";
-    case VfsOp::kWriteVectorAt: return "WriteVectorAt";
-    case VfsOp::kSize: return "Size";
-    case VfsOp::kTruncate: return "Truncate";
-    case VfsOp::kSyncData: return "SyncData";
-    case VfsOp::kSync: return "Sync";
-    case VfsOp::kTryLock: return "TryLock";
+    case VfsOp::kOpen:
+      return "Open";
+    case VfsOp::kRemove:
+      return "Remove";
+    case VfsOp::kRename:
+      return "Rename";
+    case VfsOp::kList:
+      return "List";
+    case VfsOp::kCreateDirectory:
+      return "CreateDirectory";
+    case VfsOp::kRemoveDirectory:
+      return "RemoveDirectory";
+    case VfsOp::kExists:
+      return "Exists";
+    case VfsOp::kSyncDirectory:
+      return "SyncDirectory";
+    case VfsOp::kReadAt:
+      return "ReadAt";
+    case VfsOp::kWriteAt:
+      return "WriteAt";
+    case VfsOp::kWriteVectorAt:
+      return "WriteVectorAt";
+    case VfsOp::kSize:
+      return "Size";
+    case VfsOp::kTruncate:
+      return "Truncate";
+    case VfsOp::kSyncData:
+      return "SyncData";
+    case VfsOp::kSync:
+      return "Sync";
+    case VfsOp::kTryLock:
+      return "TryLock";
   }
   return "unknown";
 }
@@ -118,9 +134,9 @@ class FaultVfsFile final : public VfsFile {
     if (absl::Status s = vfs_->MaybeFail(op, path_); !s.ok()) return s;
     std::shared_lock lock(handle_->mu);
     if (handle_->base == nullptr) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          VfsOpName(op), " ", path_,
-          ": the handle was closed by a simulated crash"));
+      return absl::FailedPreconditionError(
+          absl::StrCat(VfsOpName(op), " ", path_,
+                       ": the handle was closed by a simulated crash"));
     }
     return call(*handle_->base);
   }
@@ -129,8 +145,7 @@ class FaultVfsFile final : public VfsFile {
   absl::Status SyncAs(VfsOp op) {
     absl::StatusOr<std::string> contents =
         Forward(op, [&](VfsFile& f) -> absl::StatusOr<std::string> {
-          absl::Status synced =
-              op == VfsOp::kSync ? f.Sync() : f.SyncData();
+          absl::Status synced = op == VfsOp::kSync ? f.Sync() : f.SyncData();
           if (!synced.ok() || durability_ == nullptr) return synced;
           absl::StatusOr<uint64_t> size = f.Size();
           if (!size.ok()) return size.status();
@@ -243,9 +258,8 @@ absl::StatusOr<std::unique_ptr<VfsFile>> FaultVfs::Open(absl::string_view path,
     if (!tracked.ok()) return tracked.status();
     durability = *std::move(tracked);
   }
-  std::erase_if(handles_, [](const std::weak_ptr<Handle>& h) {
-    return h.expired();
-  });
+  std::erase_if(handles_,
+                [](const std::weak_ptr<Handle>& h) { return h.expired(); });
   handles_.push_back(handle);
   return std::make_unique<FaultVfsFile>(this, key, std::move(handle),
                                         std::move(durability));
@@ -346,8 +360,7 @@ absl::Status FaultVfs::SimulateCrash(CrashMode mode, uint64_t seed) {
         }
       }
     }
-    if (absl::Status s = WriteStringToFile(target(), path, contents);
-        !s.ok()) {
+    if (absl::Status s = WriteStringToFile(target(), path, contents); !s.ok()) {
       return s;
     }
   }

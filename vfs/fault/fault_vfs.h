@@ -133,12 +133,12 @@ class FaultVfs final : public VfsWrapper {
   };
 
   mutable std::mutex mu_;
-  std::map<VfsOp, Rule> rules_;                   // Guarded by `mu_`.
-  std::map<VfsOp, int64_t> calls_;                // Guarded by `mu_`.
+  std::map<VfsOp, Rule> rules_;     // Guarded by `mu_`.
+  std::map<VfsOp, int64_t> calls_;  // Guarded by `mu_`.
   // Files written through this VFS, by current path.
   std::map<std::string, std::shared_ptr<Durability>> tracked_;  // `mu_`.
   // Every handle this VFS opened that may still be alive.
-  std::vector<std::weak_ptr<Handle>> handles_;    // Guarded by `mu_`.
+  std::vector<std::weak_ptr<Handle>> handles_;  // Guarded by `mu_`.
 };
 
 }  // namespace loaderx

@@ -95,9 +95,8 @@ TEST_F(FaultVfsTest, EveryOperationCanFail) {
   fails(VfsOp::kReadAt,
         [&] { return file->ReadAt(0, absl::MakeSpan(buffer)); });
   fails(VfsOp::kWriteAt, [&] { return file->WriteAt(0, "y"); });
-  fails(VfsOp::kWriteVectorAt, [&] {
-    return file->WriteVectorAt(0, absl::MakeConstSpan(&piece, 1));
-  });
+  fails(VfsOp::kWriteVectorAt,
+        [&] { return file->WriteVectorAt(0, absl::MakeConstSpan(&piece, 1)); });
   fails(VfsOp::kSize, [&] { return file->Size(); });
   fails(VfsOp::kTruncate, [&] { return file->Truncate(0); });
   fails(VfsOp::kSyncData, [&] { return file->SyncData(); });

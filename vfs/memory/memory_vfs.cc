@@ -67,10 +67,10 @@ class MemoryFile final : public VfsFile {
     std::shared_lock lock(node_->mu);
     const std::string& data = node_->data;
     if (offset > data.size() || dst.size() > data.size() - offset) {
-      return absl::OutOfRangeError(absl::StrCat(
-          "read ", path_, ": wanted ", dst.size(), " bytes at offset ", offset,
-          " but the file ends after ",
-          offset > data.size() ? 0 : data.size() - offset));
+      return absl::OutOfRangeError(
+          absl::StrCat("read ", path_, ": wanted ", dst.size(),
+                       " bytes at offset ", offset, " but the file ends after ",
+                       offset > data.size() ? 0 : data.size() - offset));
     }
     if (!dst.empty()) std::memcpy(dst.data(), data.data() + offset, dst.size());
     return absl::OkStatus();
@@ -89,7 +89,8 @@ class MemoryFile final : public VfsFile {
     std::string& data = node_->data;
     if (data.size() < offset + total) data.resize(offset + total, '\0');
     for (absl::string_view piece : pieces) {
-      if (!piece.empty()) std::memcpy(&data[offset], piece.data(), piece.size());
+      if (!piece.empty())
+        std::memcpy(&data[offset], piece.data(), piece.size());
       offset += piece.size();
     }
     return absl::OkStatus();
@@ -228,8 +229,7 @@ class MemoryVfs final : public Vfs {
       return absl::AlreadyExistsError(
           absl::StrCat("create directory ", path, ": exists"));
     }
-    if (absl::Status s = CheckParentLocked("create directory", path);
-        !s.ok()) {
+    if (absl::Status s = CheckParentLocked("create directory", path); !s.ok()) {
       return s;
     }
     directories_.insert(path);
@@ -287,7 +287,8 @@ class MemoryVfs final : public Vfs {
   std::vector<std::string> ChildrenLocked(const std::string& directory) const {
     std::vector<std::string> names;
     for (const auto& [path, node] : files_) {
-      if (ParentDirectory(path) == directory) names.emplace_back(BaseName(path));
+      if (ParentDirectory(path) == directory)
+        names.emplace_back(BaseName(path));
     }
     for (const std::string& path : directories_) {
       if (path != directory && path != "" && path != "/" &&

@@ -39,8 +39,7 @@ namespace {
 // An error naming the operation, the path and the OS's reason.
 absl::Status PosixError(absl::string_view operation, absl::string_view path,
                         int error_number) {
-  return absl::ErrnoToStatus(error_number,
-                             absl::StrCat(operation, " ", path));
+  return absl::ErrnoToStatus(error_number, absl::StrCat(operation, " ", path));
 }
 
 // Rejects ranges whose end does not fit in `off_t`.
@@ -120,7 +119,8 @@ class PosixFile final : public VfsFile {
     while (first < iov.size()) {
       const int count =
           static_cast<int>(std::min<size_t>(iov.size() - first, IOV_MAX));
-      ssize_t n = ::pwritev(fd_, &iov[first], count, static_cast<off_t>(offset));
+      ssize_t n =
+          ::pwritev(fd_, &iov[first], count, static_cast<off_t>(offset));
       if (n < 0) {
         if (errno == EINTR) continue;
         return PosixError("vectored write", path_, errno);
@@ -132,7 +132,8 @@ class PosixFile final : public VfsFile {
         ++first;
       }
       if (advanced > 0) {
-        iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + advanced;
+        iov[first].iov_base =
+            static_cast<char*>(iov[first].iov_base) + advanced;
         iov[first].iov_len -= advanced;
       }
     }
@@ -238,8 +239,8 @@ class PosixVfs final : public Vfs {
     std::string p(path);
     struct stat st;
     if (::lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "remove ", p, ": is a directory (use RemoveDirectory)"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("remove ", p, ": is a directory (use RemoveDirectory)"));
     }
     if (::unlink(p.c_str()) != 0) return PosixError("remove", p, errno);
     return absl::OkStatus();

@@ -76,8 +76,8 @@ TEST(PosixVfsTest, HandlesAreNotInheritedAcrossExec) {
   const std::string fd_dir = "/proc/self/fd";
   int exit_code = RunInChild([&] {
     // `ls -l /proc/self/fd` in the exec'd shell lists inherited descriptors.
-    const std::string command =
-        absl::StrCat("ls -l ", fd_dir, " | grep -q ", path, " && exit 3; exit 0");
+    const std::string command = absl::StrCat("ls -l ", fd_dir, " | grep -q ",
+                                             path, " && exit 3; exit 0");
     ::execl("/bin/sh", "sh", "-c", command.c_str(), nullptr);
     return 4;
   });

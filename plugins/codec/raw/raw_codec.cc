@@ -21,9 +21,9 @@ class RawCompression final : public CompressionContext {
   absl::StatusOr<size_t> Compress(absl::string_view src,
                                   absl::Span<char> dst) override {
     if (dst.size() < src.size()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "raw compress: destination of ", dst.size(),
-          " bytes is smaller than the bound ", src.size()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("raw compress: destination of ", dst.size(),
+                       " bytes is smaller than the bound ", src.size()));
     }
     if (!src.empty()) std::memcpy(dst.data(), src.data(), src.size());
     return src.size();

@@ -35,7 +35,8 @@ TEST(RawCodecTest, StoresTheRecordVerbatim) {
   ASSERT_OK_AND_ASSIGN(auto codec, CreateCodec("raw"));
   ASSERT_OK_AND_ASSIGN(auto context, codec->NewCompressionContext());
   std::string slot(5, '\0');
-  ASSERT_OK_AND_ASSIGN(size_t n, context->Compress("bytes", absl::MakeSpan(slot)));
+  ASSERT_OK_AND_ASSIGN(size_t n,
+                       context->Compress("bytes", absl::MakeSpan(slot)));
   EXPECT_EQ(n, 5u);
   EXPECT_EQ(slot, "bytes");
 }
