@@ -29,6 +29,18 @@ bool IsBusy(const absl::Status& status) {
          status.GetPayload(kBusyPayload).has_value();
 }
 
+absl::Status ReadPastEndError(absl::string_view path, uint64_t offset,
+                              uint64_t wanted, uint64_t available) {
+  return absl::OutOfRangeError(
+      absl::StrCat("read ", path, ": wanted ", wanted, " bytes at offset ",
+                   offset, " but the file ends after ", available));
+}
+
+absl::Status ReadOnlyHandleError(absl::string_view path) {
+  return absl::FailedPreconditionError(
+      absl::StrCat("write ", path, ": the file was opened read-only"));
+}
+
 absl::StatusOr<std::string> ReadFileToString(Vfs& vfs, absl::string_view path) {
   absl::StatusOr<std::unique_ptr<VfsFile>> file =
       vfs.Open(path, OpenMode::kReadOnly);

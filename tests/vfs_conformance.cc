@@ -116,7 +116,18 @@ TEST_P(VfsConformanceTest, CreateExclusiveOnExistingFileIsAlreadyExists) {
 
 TEST_P(VfsConformanceTest, OpenDirectoryIsFailedPrecondition) {
   ASSERT_OK(vfs_->CreateDirectory(Path("d")));
-  EXPECT_STATUS_CODE(vfs_->Open(Path("d"), OpenMode::kReadOnly),
+  for (OpenMode mode :
+       {OpenMode::kReadOnly, OpenMode::kReadWrite, OpenMode::kCreate}) {
+    EXPECT_STATUS_CODE(vfs_->Open(Path("d"), mode),
+                       absl::StatusCode::kFailedPrecondition);
+  }
+}
+
+TEST_P(VfsConformanceTest, OpenUnderAFileIsFailedPrecondition) {
+  ASSERT_OK(WriteStringToFile(*vfs_, Path("f"), "x"));
+  EXPECT_STATUS_CODE(vfs_->Open(Path("f/child"), OpenMode::kCreate),
+                     absl::StatusCode::kFailedPrecondition);
+  EXPECT_STATUS_CODE(vfs_->CreateDirectory(Path("f/child")),
                      absl::StatusCode::kFailedPrecondition);
 }
 

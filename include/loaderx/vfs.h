@@ -20,6 +20,7 @@
 //                      a non-empty directory removed), or a write to a
 //                      read-only handle
 //   PermissionDenied   the OS refused access
+//   ResourceExhausted  the device is full
 //   DataLoss / Internal / Unknown  the device or the OS failed otherwise
 
 #ifndef LOADERX_VFS_H_
@@ -155,6 +156,14 @@ absl::Status BusyError(absl::string_view path);
 // Whether `status` says a lock is held elsewhere (a store held by another
 // handle or process).
 bool IsBusy(const absl::Status& status);
+
+// The errors every implementation reports alike, so messages read the same
+// whichever VFS is underneath: a read that runs past the end of the file
+// (OutOfRange, naming how many bytes were available from `offset`) and a
+// write through a handle opened `kReadOnly` (FailedPrecondition).
+absl::Status ReadPastEndError(absl::string_view path, uint64_t offset,
+                              uint64_t wanted, uint64_t available);
+absl::Status ReadOnlyHandleError(absl::string_view path);
 
 // Reads the whole file at `path`. Convenience over `Open` + `Size` + `ReadAt`.
 absl::StatusOr<std::string> ReadFileToString(Vfs& vfs, absl::string_view path);

@@ -67,10 +67,8 @@ class MemoryFile final : public VfsFile {
     std::shared_lock lock(node_->mu);
     const std::string& data = node_->data;
     if (offset > data.size() || dst.size() > data.size() - offset) {
-      return absl::OutOfRangeError(
-          absl::StrCat("read ", path_, ": wanted ", dst.size(),
-                       " bytes at offset ", offset, " but the file ends after ",
-                       offset > data.size() ? 0 : data.size() - offset));
+      return ReadPastEndError(path_, offset, dst.size(),
+                              offset > data.size() ? 0 : data.size() - offset);
     }
     if (!dst.empty()) std::memcpy(dst.data(), data.data() + offset, dst.size());
     return absl::OkStatus();
@@ -123,10 +121,7 @@ class MemoryFile final : public VfsFile {
   // The memory VFS holds files in a `std::string`; refuse sizes it could not
   // allocate rather than throwing from `resize`.
   absl::Status CheckWrite(uint64_t offset, uint64_t size) const {
-    if (!writable_) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("write ", path_, ": the file was opened read-only"));
-    }
+    if (!writable_) return ReadOnlyHandleError(path_);
     constexpr uint64_t kMaxSize = uint64_t{1} << 40;
     if (offset > kMaxSize || size > kMaxSize - offset) {
       return absl::InvalidArgumentError(

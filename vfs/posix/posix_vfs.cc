@@ -76,9 +76,7 @@ class PosixFile final : public VfsFile {
         return PosixError("read", path_, errno);
       }
       if (n == 0) {
-        return absl::OutOfRangeError(absl::StrCat(
-            "read ", path_, ": wanted ", dst.size(), " bytes at offset ",
-            offset, " but the file ends after ", done));
+        return ReadPastEndError(path_, offset, dst.size(), done);
       }
       done += static_cast<size_t>(n);
     }
@@ -178,10 +176,7 @@ class PosixFile final : public VfsFile {
 
  private:
   absl::Status CheckWrite(uint64_t offset, uint64_t size) const {
-    if (!writable_) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("write ", path_, ": the file was opened read-only"));
-    }
+    if (!writable_) return ReadOnlyHandleError(path_);
     return CheckRange("write", path_, offset, size);
   }
 
