@@ -45,3 +45,20 @@ def loaderx_repositories():
     )
 
     python_headers_repository(name = "python_headers")
+    loaderx_jdk_repository()
+
+def loaderx_jdk_repository():
+    """The JDK's JNI headers, for the Java binding's native library."""
+    native.new_local_repository(
+        name = "jdk_headers",
+        path = "/usr/lib/jvm/default-java",
+        build_file_content = """
+package(default_visibility = ["//visibility:public"])
+
+cc_library(
+    name = "jni",
+    hdrs = glob(["include/*.h", "include/linux/*.h"]),
+    includes = ["include", "include/linux"],
+)
+""",
+    )

@@ -54,13 +54,15 @@ absl::StatusOr<std::string> ReadFileToString(Vfs& vfs, absl::string_view path) {
 }
 
 absl::Status WriteStringToFile(Vfs& vfs, absl::string_view path,
-                               absl::string_view contents) {
+                               absl::string_view contents, bool sync) {
   absl::StatusOr<std::unique_ptr<VfsFile>> file =
       vfs.Open(path, OpenMode::kCreate);
   if (!file.ok()) return file.status();
   absl::Status status = (*file)->Truncate(0);
   if (!status.ok()) return status;
-  return (*file)->WriteAt(0, contents);
+  status = (*file)->WriteAt(0, contents);
+  if (!status.ok() || !sync) return status;
+  return (*file)->Sync();
 }
 
 }  // namespace loaderx

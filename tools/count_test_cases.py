@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Counts the test cases of test runs and prints their closing line.
+"""Counts the test cases of test runs (gtest, pytest and JUnit reports alike)
+and prints their closing line.
 
   count_test_cases.py LABEL TESTLOGS TALLY < TARGETS   sum the gtest cases
       in the test.xml reports under TESTLOGS of the test targets listed on
@@ -7,7 +8,7 @@
       no longer exist are not counted), print
       `LABEL: N passed, M failed`, and add the counts to the TALLY file.
   count_test_cases.py --total TALLY          print the sum of every run in
-      TALLY as the closing line, `all: N passed, M failed`.
+      TALLY as the closing line, `total: N passed, M failed`.
 
 Exits non-zero if any case failed or no case ran: a run that executes
 nothing is no pass.
@@ -54,7 +55,7 @@ def main(argv):
         tally = pathlib.Path(argv[2])
         runs = [json.loads(row) for row in tally.read_text().splitlines()] if tally.exists() else []
         total = {key: sum(run[key] for run in runs) for key in ("passed", "failed", "skipped")}
-        print(line("all", total))
+        print(line("total", total))
         return 0 if ok(total) else 1
     if len(argv) == 4:
         label, testlogs, tally = argv[1:]

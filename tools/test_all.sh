@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Every test: installs whatever is missing, then runs the C++ suites plainly,
-# under AddressSanitizer + UndefinedBehaviorSanitizer, and under
+# Every test: installs whatever is missing, then runs every suite (C++ gtest,
+# Python pytest and Java JUnit, against the real build), then the C++ suites
+# again under AddressSanitizer + UndefinedBehaviorSanitizer and under
 # ThreadSanitizer. `.ci/run` runs exactly this script. The last line it
-# prints is the total, `all: N passed, M failed`.
+# prints is the total, `total: N passed, M failed`.
 #
 #   bash tools/test_all.sh
 #
@@ -21,19 +22,24 @@ fi
 tally=$(mktemp)
 trap 'rm -f "$tally"' EXIT
 
-# Runs `bazel test //...` with extra flags, then counts its test cases
-# before the next configuration repoints bazel-testlogs.
-run_cpp_suite() {
-  local label=$1
-  shift
+# Runs `bazel test //...` with extra flags, then counts the test cases of
+# the tests it ran (`$tests`, a query) before the next configuration
+# repoints bazel-testlogs.
+run_suite() {
+  local label=$1 tests=$2
+  shift 2
   bazel test "${BAZEL_FLAGS[@]}" "$@" //...
-  bazel query 'tests(//...)' 2>/dev/null |
+  bazel query "$tests" 2>/dev/null |
     /usr/bin/python3 tools/count_test_cases.py "$label" bazel-testlogs "$tally"
 }
 
-run_cpp_suite cpp
+all_tests='tests(//...)'
+# The Python and Java tests are tagged no_sanitizer (see .bazelrc).
+sanitized_tests='tests(//...) except attr(tags, no_sanitizer, tests(//...))'
+
+run_suite all "$all_tests"
 if [[ "${LOADERX_SANITIZERS:-1}" != 0 ]]; then
-  run_cpp_suite cpp-asan-ubsan --config=asan --config=ubsan
-  run_cpp_suite cpp-tsan --config=tsan
+  run_suite cpp-asan-ubsan "$sanitized_tests" --config=asan --config=ubsan
+  run_suite cpp-tsan "$sanitized_tests" --config=tsan
 fi
 /usr/bin/python3 tools/count_test_cases.py --total "$tally"

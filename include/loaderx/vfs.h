@@ -168,10 +168,12 @@ absl::Status ReadOnlyHandleError(absl::string_view path);
 // Reads the whole file at `path`. Convenience over `Open` + `Size` + `ReadAt`.
 absl::StatusOr<std::string> ReadFileToString(Vfs& vfs, absl::string_view path);
 
-// Creates or replaces the file at `path` with `contents` (not synced).
+// Creates or replaces the file at `path` with `contents`; with `sync`, also
+// makes the contents durable (`Sync`) before returning.
 ABSL_MUST_USE_RESULT absl::Status WriteStringToFile(Vfs& vfs,
                                                     absl::string_view path,
-                                                    absl::string_view contents);
+                                                    absl::string_view contents,
+                                                    bool sync = false);
 
 }  // namespace loaderx
 

@@ -1,0 +1,49 @@
+package org.loaderx;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+
+/**
+ * Maps a native error (an {@code absl::StatusCode} value, a busy flag and a
+ * message) to the Java exception the binding throws. Called from JNI; see
+ * the table in {@code swig/loaderx.i}.
+ */
+public final class Errors {
+  // absl::StatusCode values; stable by Abseil's (and gRPC's) contract.
+  static final int INVALID_ARGUMENT = 3;
+  static final int NOT_FOUND = 5;
+  static final int ALREADY_EXISTS = 6;
+  static final int PERMISSION_DENIED = 7;
+  static final int FAILED_PRECONDITION = 9;
+  static final int OUT_OF_RANGE = 11;
+  static final int UNIMPLEMENTED = 12;
+
+  private Errors() {}
+
+  public static RuntimeException of(int code, boolean busy, String message) {
+    if (busy) {
+      return new StoreBusyException(message);
+    }
+    switch (code) {
+      case INVALID_ARGUMENT:
+        return new IllegalArgumentException(message);
+      case OUT_OF_RANGE:
+        return new IndexOutOfBoundsException(message);
+      case NOT_FOUND:
+        return new UncheckedIOException(message, new FileNotFoundException(message));
+      case ALREADY_EXISTS:
+        return new UncheckedIOException(message, new FileAlreadyExistsException(message));
+      case PERMISSION_DENIED:
+        return new UncheckedIOException(message, new AccessDeniedException(message));
+      case FAILED_PRECONDITION:
+        return new IllegalStateException(message);
+      case UNIMPLEMENTED:
+        return new UnsupportedOperationException(message);
+      default:
+        return new UncheckedIOException(message, new IOException(message));
+    }
+  }
+}

@@ -1,0 +1,186 @@
+// The SWIG interface for loaderx's Python and Java bindings. It wraps the
+// binding surface in `binding.h`; the idiomatic layers on top live in
+// `python/loaderx/` and `java/org/loaderx/`.
+//
+// Errors: every call runs inside the handler below, which turns a
+// `BindingError` into the language's own exception by status code:
+//
+//   status code          Python              Java
+//   InvalidArgument      ValueError          IllegalArgumentException
+//   OutOfRange           IndexError          IndexOutOfBoundsException
+//   NotFound             FileNotFoundError   UncheckedIOException(FileNotFoundException)
+//   AlreadyExists        FileExistsError     UncheckedIOException(FileAlreadyExistsException)
+//   PermissionDenied     PermissionError     UncheckedIOException(AccessDeniedException)
+//   busy (lock held)     BlockingIOError     StoreBusyException (an UncheckedIOException)
+//   FailedPrecondition   RuntimeError        IllegalStateException
+//   Unimplemented        NotImplementedError UnsupportedOperationException
+//   anything else        OSError             UncheckedIOException(IOException)
+
+%module loaderx_native
+
+%{
+#include "absl/status/status.h"
+#include "swig/binding.h"
+%}
+
+%include <std_string.i>
+%include <std_vector.i>
+
+%template(StringVector) std::vector<std::string>;
+
+// ---------------------------------------------------------------------------
+// Errors.
+
+#ifdef SWIGPYTHON
+%{
+namespace {
+
+PyObject* PythonExceptionFor(const loaderx::binding::BindingError& error) {
+  if (error.busy()) return PyExc_BlockingIOError;
+  switch (static_cast<absl::StatusCode>(error.code())) {
+    case absl::StatusCode::kInvalidArgument: return PyExc_ValueError;
+    case absl::StatusCode::kOutOfRange: return PyExc_IndexError;
+    case absl::StatusCode::kNotFound: return PyExc_FileNotFoundError;
+    case absl::StatusCode::kAlreadyExists: return PyExc_FileExistsError;
+    case absl::StatusCode::kPermissionDenied: return PyExc_PermissionError;
+    case absl::StatusCode::kFailedPrecondition: return PyExc_RuntimeError;
+    case absl::StatusCode::kUnimplemented: return PyExc_NotImplementedError;
+    default: return PyExc_OSError;
+  }
+}
+
+}  // namespace
+%}
+
+%exception {
+  try {
+    $action
+  } catch (const loaderx::binding::BindingError& error) {
+    PyErr_SetString(PythonExceptionFor(error), error.what());
+    SWIG_fail;
+  } catch (const std::exception& error) {
+    PyErr_SetString(PyExc_RuntimeError, error.what());
+    SWIG_fail;
+  }
+}
+#endif  // SWIGPYTHON
+
+#ifdef SWIGJAVA
+%{
+namespace {
+
+// Asks org.loaderx.Errors for the exception to throw, so the mapping lives
+// in Java where its exception classes are.
+void ThrowJavaException(JNIEnv* env,
+                        const loaderx::binding::BindingError& error) {
+  jclass errors = env->FindClass("org/loaderx/Errors");
+  if (errors == nullptr) return;  // NoClassDefFoundError is pending.
+  jmethodID of = env->GetStaticMethodID(
+      errors, "of", "(IZLjava/lang/String;)Ljava/lang/RuntimeException;");
+  if (of == nullptr) return;
+  jstring message = env->NewStringUTF(error.what());
+  if (message == nullptr) return;
+  jobject exception = env->CallStaticObjectMethod(
+      errors, of, static_cast<jint>(error.code()),
+      static_cast<jboolean>(error.busy()), message);
+  if (exception != nullptr) env->Throw(static_cast<jthrowable>(exception));
+}
+
+}  // namespace
+%}
+
+%exception {
+  try {
+    $action
+  } catch (const loaderx::binding::BindingError& error) {
+    ThrowJavaException(jenv, error);
+    return $null;
+  } catch (const std::exception& error) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaRuntimeException, error.what());
+    return $null;
+  }
+}
+
+%pragma(java) jniclasscode=%{
+  static {
+    System.loadLibrary("loaderx_jni");
+  }
+%}
+#endif  // SWIGJAVA
+
+// ---------------------------------------------------------------------------
+// Binary data: `Bytes` is `bytes` in Python and `byte[]` in Java.
+
+#ifdef SWIGPYTHON
+%typemap(in) const loaderx::binding::Bytes& (std::string temp) {
+  Py_buffer view;
+  if (PyObject_GetBuffer($input, &view, PyBUF_CONTIG_RO) != 0) SWIG_fail;
+  temp.assign(static_cast<const char*>(view.buf),
+              static_cast<size_t>(view.len));
+  PyBuffer_Release(&view);
+  $1 = &temp;
+}
+%typemap(freearg) const loaderx::binding::Bytes& ""
+%typemap(typecheck, precedence=SWIG_TYPECHECK_STRING)
+    const loaderx::binding::Bytes& {
+  $1 = PyObject_CheckBuffer($input) ? 1 : 0;
+}
+%typemap(out) loaderx::binding::Bytes {
+  $result = PyBytes_FromStringAndSize($1.data(),
+                                      static_cast<Py_ssize_t>($1.size()));
+}
+#endif  // SWIGPYTHON
+
+#ifdef SWIGJAVA
+%typemap(jni) loaderx::binding::Bytes, const loaderx::binding::Bytes& "jbyteArray"
+%typemap(jtype) loaderx::binding::Bytes, const loaderx::binding::Bytes& "byte[]"
+%typemap(jstype) loaderx::binding::Bytes, const loaderx::binding::Bytes& "byte[]"
+%typemap(javain) const loaderx::binding::Bytes& "$javainput"
+%typemap(freearg) const loaderx::binding::Bytes& ""
+%typemap(javaout) loaderx::binding::Bytes { return $jnicall; }
+%typemap(in) const loaderx::binding::Bytes& (std::string temp) {
+  if ($input == nullptr) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaNullPointerException,
+                            "null byte[]");
+    return $null;
+  }
+  const jsize length = jenv->GetArrayLength($input);
+  temp.resize(static_cast<size_t>(length));
+  jenv->GetByteArrayRegion($input, 0, length,
+                           reinterpret_cast<jbyte*>(temp.data()));
+  $1 = &temp;
+}
+%typemap(out) loaderx::binding::Bytes {
+  $result = jenv->NewByteArray(static_cast<jsize>($1.size()));
+  if ($result != nullptr) {
+    jenv->SetByteArrayRegion($result, 0, static_cast<jsize>($1.size()),
+                             reinterpret_cast<const jbyte*>($1.data()));
+  }
+}
+%typemap(javainterfaces) loaderx::binding::FileLock "AutoCloseable"
+
+// Java names are lowerCamelCase (`writeFile`, `registeredPlugins`).
+%rename("%(lowercamelcase)s", %$isfunction) "";
+#endif  // SWIGJAVA
+
+// ---------------------------------------------------------------------------
+// The wrapped surface.
+
+%newobject loaderx::binding::Filesystem::lock;
+%ignore loaderx::binding::BindingError;
+%ignore loaderx::binding::FileLock::FileLock;
+
+%include "swig/binding.h"
+
+#ifdef SWIGPYTHON
+%extend loaderx::binding::FileLock {
+  %pythoncode %{
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+        return False
+  %}
+}
+#endif  // SWIGPYTHON

@@ -1,0 +1,69 @@
+"""Filesystems: the VFS plugins the engine runs on, found by name.
+
+    fs = Vfs("memory")            # or "posix", "fault", or a user's own
+    fs.create_directory("/data")
+    fs.write_file("/data/x", b"bytes")
+    with fs.lock("/data/x"):      # BlockingIOError if held elsewhere
+        ...
+
+Errors are Python's own: FileNotFoundError, FileExistsError, ValueError,
+IndexError, BlockingIOError (a lock held by another handle or process), and
+OSError for I/O failures.
+"""
+
+import os
+
+from loaderx import loaderx_native as _native
+
+
+def registered_plugins(kind):
+    """Names of the registered plugins of `kind`: "vfs", "codec" or "typed_owner"."""
+    return list(_native.RegisteredPlugins(kind))
+
+
+class Vfs:
+    """A registered filesystem. Paths are `str` or path-like."""
+
+    def __init__(self, name="posix"):
+        self._fs = _native.Filesystem(name)
+
+    @property
+    def name(self):
+        return self._fs.name()
+
+    def exists(self, path):
+        return self._fs.exists(os.fspath(path))
+
+    def list(self, path):
+        return list(self._fs.list(os.fspath(path)))
+
+    def create_directory(self, path):
+        self._fs.create_directory(os.fspath(path))
+
+    def remove_directory(self, path):
+        self._fs.remove_directory(os.fspath(path))
+
+    def remove(self, path):
+        self._fs.remove(os.fspath(path))
+
+    def rename(self, source, destination):
+        self._fs.rename(os.fspath(source), os.fspath(destination))
+
+    def read_file(self, path):
+        """The whole file, as bytes."""
+        return self._fs.read_file(os.fspath(path))
+
+    def write_file(self, path, data, sync=False):
+        """Creates or replaces the file with `data` (any bytes-like object)."""
+        self._fs.write_file(os.fspath(path), data, sync)
+
+    def lock(self, path):
+        """Takes the file's exclusive lock, creating the file if needed.
+
+        Returns a lock to use as a context manager (or `close()`);
+        BlockingIOError if another handle or process holds it.
+        """
+        return self._fs.lock(os.fspath(path))
+
+    def __repr__(self):
+        return f"Vfs({self.name!r})"

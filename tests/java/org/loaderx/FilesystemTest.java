@@ -1,0 +1,127 @@
+package org.loaderx;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import java.io.FileNotFoundException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.Test;
+
+/**
+ * The Java binding over the real native build: plugins found by name, files
+ * round-tripped through each filesystem, and native errors arriving as the
+ * idiomatic Java exceptions.
+ */
+public class FilesystemTest {
+  private static String root(Filesystem fs) throws Exception {
+    String root;
+    if (fs.name().equals("posix")) {
+      String tmp = System.getenv("TEST_TMPDIR");
+      Path base = tmp != null ? Path.of(tmp) : Path.of(System.getProperty("java.io.tmpdir"));
+      root = Files.createTempDirectory(base, "java").resolve("root").toString();
+    } else {
+      root = "/root";
+    }
+    fs.createDirectory(root);
+    return root;
+  }
+
+  private static final String[] FILESYSTEMS = {"posix", "memory", "fault"};
+
+  @Test
+  public void listsregisteredPlugins() {
+    List<String> vfs = LoaderxNative.registeredPlugins("vfs");
+    assertTrue(vfs.contains("posix"));
+    assertTrue(vfs.contains("memory"));
+    assertTrue(vfs.contains("fault"));
+    assertTrue(LoaderxNative.registeredPlugins("codec").contains("raw"));
+  }
+
+  @Test
+  public void unknownKindOrNameIsIllegalArgument() {
+    IllegalArgumentException kind = assertThrows(IllegalArgumentException.class,
+        () -> LoaderxNative.registeredPlugins("scheduler"));
+    assertTrue(kind.getMessage().contains("unknown plugin kind"));
+    IllegalArgumentException name =
+        assertThrows(IllegalArgumentException.class, () -> new Filesystem("nfs"));
+    assertTrue(name.getMessage().contains("posix"));
+  }
+
+  @Test
+  public void bytesRoundTrip() throws Exception {
+    for (String name : FILESYSTEMS) {
+      Filesystem fs = new Filesystem(name);
+      String root = root(fs);
+      byte[] payload = new byte[1000];
+      for (int i = 0; i < payload.length; i++) {
+        payload[i] = (byte) (i * 7);
+      }
+      fs.writeFile(root + "/a", payload);
+      assertArrayEquals(name, payload, fs.readFile(root + "/a"));
+      fs.writeFile(root + "/b", new byte[0], true);
+      assertEquals(name, 0, fs.readFile(root + "/b").length);
+      assertEquals(name, List.of("a", "b"), fs.list(root));
+    }
+  }
+
+  @Test
+  public void missingFileIsFileNotFound() throws Exception {
+    for (String name : FILESYSTEMS) {
+      Filesystem fs = new Filesystem(name);
+      String root = root(fs);
+      UncheckedIOException e =
+          assertThrows(UncheckedIOException.class, () -> fs.readFile(root + "/missing"));
+      assertTrue(name, e.getCause() instanceof FileNotFoundException);
+      assertTrue(name, e.getMessage().contains("missing"));
+    }
+  }
+
+  @Test
+  public void existingDirectoryIsFileAlreadyExists() throws Exception {
+    Filesystem fs = new Filesystem("memory");
+    String root = root(fs);
+    UncheckedIOException e =
+        assertThrows(UncheckedIOException.class, () -> fs.createDirectory(root));
+    assertTrue(e.getCause() instanceof FileAlreadyExistsException);
+  }
+
+  @Test
+  public void nonEmptyDirectoryRemovalIsIllegalState() throws Exception {
+    Filesystem fs = new Filesystem("memory");
+    String root = root(fs);
+    fs.writeFile(root + "/f", new byte[] {1});
+    assertThrows(IllegalStateException.class, () -> fs.removeDirectory(root));
+    assertTrue(fs.exists(root + "/f"));
+  }
+
+  @Test
+  public void secondLockIsBusyUntilClosed() throws Exception {
+    for (String name : FILESYSTEMS) {
+      Filesystem fs = new Filesystem(name);
+      String lockPath = root(fs) + "/store.lock";
+      try (FileLock held = fs.lock(lockPath)) {
+        assertTrue(held.held());
+        StoreBusyException busy = assertThrows(StoreBusyException.class, () -> fs.lock(lockPath));
+        assertTrue(busy.getMessage().contains("busy"));
+      }
+      try (FileLock again = fs.lock(lockPath)) {
+        assertTrue(again.held());
+      }
+    }
+  }
+
+  @Test
+  public void nullBytesAreRejected() throws Exception {
+    Filesystem fs = new Filesystem("memory");
+    String root = root(fs);
+    assertThrows(NullPointerException.class, () -> fs.writeFile(root + "/n", null));
+    assertFalse(fs.exists(root + "/n"));
+  }
+}
