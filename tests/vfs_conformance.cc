@@ -291,6 +291,21 @@ TEST_P(VfsConformanceTest, ListNamesEntriesSorted) {
   EXPECT_STATUS_CODE(vfs_->List(Path("missing")), absl::StatusCode::kNotFound);
 }
 
+TEST_P(VfsConformanceTest, ListOfAFileIsFailedPrecondition) {
+  ASSERT_OK(WriteStringToFile(*vfs_, Path("f"), "x"));
+  EXPECT_STATUS_CODE(vfs_->List(Path("f")),
+                     absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_P(VfsConformanceTest, RenameIntoMissingDirectoryIsNotFound) {
+  ASSERT_OK(WriteStringToFile(*vfs_, Path("f"), "kept"));
+  EXPECT_STATUS_CODE(vfs_->Rename(Path("f"), Path("no_dir/f")),
+                     absl::StatusCode::kNotFound);
+  ASSERT_OK_AND_ASSIGN(std::string contents,
+                       ReadFileToString(*vfs_, Path("f")));
+  EXPECT_EQ(contents, "kept");
+}
+
 TEST_P(VfsConformanceTest, CreateDirectory) {
   ASSERT_OK(vfs_->CreateDirectory(Path("d")));
   ASSERT_OK_AND_ASSIGN(bool exists, vfs_->Exists(Path("d")));

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "loaderx/vfs_registry.h"
 #include "src/path.h"
@@ -172,9 +173,13 @@ FaultVfs::FaultVfs(std::unique_ptr<Vfs> base) : VfsWrapper(std::move(base)) {}
 FaultVfs::~FaultVfs() = default;
 
 void FaultVfs::FailOnCall(VfsOp op, int64_t nth, absl::Status error,
-                          bool sticky) {
+                          bool sticky, absl::string_view path_filter) {
   std::lock_guard lock(mu_);
-  rules_[op] = Rule{nth, 0, std::move(error), sticky};
+  std::erase_if(rules_, [&](const Rule& rule) {
+    return rule.op == op && rule.path_filter == path_filter;
+  });
+  rules_.push_back(
+      Rule{op, std::string(path_filter), nth, std::move(error), sticky});
 }
 
 void FaultVfs::ClearFaults() {
@@ -191,14 +196,14 @@ int64_t FaultVfs::CallCount(VfsOp op) const {
 absl::Status FaultVfs::MaybeFail(VfsOp op, absl::string_view path) {
   std::lock_guard lock(mu_);
   ++calls_[op];
-  auto it = rules_.find(op);
-  if (it == rules_.end()) return absl::OkStatus();
-  Rule& rule = it->second;
-  ++rule.seen;
-  if (rule.seen == rule.nth || (rule.sticky && rule.seen > rule.nth)) {
-    return absl::Status(rule.error.code(),
-                        absl::StrCat("injected fault in ", VfsOpName(op), " ",
-                                     path, ": ", rule.error.message()));
+  for (Rule& rule : rules_) {
+    if (rule.op != op || !absl::StrContains(path, rule.path_filter)) continue;
+    ++rule.seen;
+    if (rule.seen == rule.nth || (rule.sticky && rule.seen > rule.nth)) {
+      return absl::Status(rule.error.code(),
+                          absl::StrCat("injected fault in ", VfsOpName(op), " ",
+                                       path, ": ", rule.error.message()));
+    }
   }
   return absl::OkStatus();
 }

@@ -81,9 +81,12 @@ class FaultVfs final : public VfsWrapper {
 
   // From now on, the `nth` call (1-based) of `op` fails with `error`
   // (prefixed with "injected fault"), as does every later one if `sticky`.
-  // Replaces an earlier rule for `op`. `error` must not be OK.
+  // With `path_filter`, only calls on paths containing it are counted and
+  // failed (e.g. "meta.zr" to fail only header writes). Replaces an earlier
+  // rule for the same `op` and filter; rules for different filters coexist.
+  // `error` must not be OK.
   void FailOnCall(VfsOp op, int64_t nth, absl::Status error,
-                  bool sticky = false);
+                  bool sticky = false, absl::string_view path_filter = "");
 
   // Removes every injection rule.
   void ClearFaults();
@@ -126,14 +129,16 @@ class FaultVfs final : public VfsWrapper {
       const std::string& path, bool created);
 
   struct Rule {
+    VfsOp op;
+    std::string path_filter;
     int64_t nth;
-    int64_t seen = 0;
     absl::Status error;
     bool sticky;
+    int64_t seen = 0;  // Matching calls so far.
   };
 
   mutable std::mutex mu_;
-  std::map<VfsOp, Rule> rules_;     // Guarded by `mu_`.
+  std::vector<Rule> rules_;         // Guarded by `mu_`.
   std::map<VfsOp, int64_t> calls_;  // Guarded by `mu_`.
   // Files written through this VFS, by current path.
   std::map<std::string, std::shared_ptr<Durability>> tracked_;  // `mu_`.

@@ -60,6 +60,30 @@ TEST_F(FaultVfsTest, FailsTheNthCallOnlyOnce) {
   EXPECT_EQ(vfs_->CallCount(VfsOp::kWriteAt), 3);
 }
 
+TEST_F(FaultVfsTest, PathFilterCountsAndFailsOnlyMatchingCalls) {
+  ASSERT_OK_AND_ASSIGN(auto data, vfs_->Open("/d/0.chunk", OpenMode::kCreate));
+  ASSERT_OK_AND_ASSIGN(auto meta, vfs_->Open("/d/meta.zr", OpenMode::kCreate));
+  vfs_->FailOnCall(VfsOp::kWriteAt, 2, absl::UnavailableError("gone"),
+                   /*sticky=*/false, "meta.zr");
+  EXPECT_OK(meta->WriteAt(0, "m1"));
+  EXPECT_OK(data->WriteAt(0, "d1"));  // Not counted: another path.
+  EXPECT_OK(data->WriteAt(2, "d2"));
+  EXPECT_STATUS_CODE(meta->WriteAt(2, "m2"), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(BaseContents("/d/meta.zr"), "m1");
+  EXPECT_EQ(BaseContents("/d/0.chunk"), "d1d2");
+}
+
+TEST_F(FaultVfsTest, RulesForDifferentPathsCoexist) {
+  ASSERT_OK_AND_ASSIGN(auto a, vfs_->Open("/d/a", OpenMode::kCreate));
+  ASSERT_OK_AND_ASSIGN(auto b, vfs_->Open("/d/b", OpenMode::kCreate));
+  vfs_->FailOnCall(VfsOp::kSync, 1, absl::DataLossError("a"), false, "/d/a");
+  vfs_->FailOnCall(VfsOp::kSync, 1, absl::InternalError("b"), false, "/d/b");
+  EXPECT_STATUS_CODE(b->Sync(), absl::StatusCode::kInternal);
+  EXPECT_STATUS_CODE(a->Sync(), absl::StatusCode::kDataLoss);
+  EXPECT_OK(a->Sync());
+  EXPECT_OK(b->Sync());
+}
+
 TEST_F(FaultVfsTest, StickyRuleFailsEveryLaterCall) {
   vfs_->FailOnCall(VfsOp::kOpen, 1, absl::PermissionDeniedError("no"),
                    /*sticky=*/true);
