@@ -4,13 +4,14 @@
 #include <memory>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "loaderx/codec_registry.h"
+#include "src/status_macros.h"
+#include "tests/concurrency.h"
 #include "tests/status_testing.h"
 
 namespace loaderx {
@@ -155,41 +156,27 @@ TEST_P(CodecContractTest, OneContextServesManyRecords) {
 }
 
 TEST_P(CodecContractTest, ContextsOnManyThreadsShareOneCodec) {
-  constexpr int kThreads = 4;
-  std::vector<std::thread> threads;
-  std::vector<absl::Status> results(kThreads);
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      auto compressor = codec_->NewCompressionContext();
-      auto decompressor = codec_->NewDecompressionContext();
-      if (!compressor.ok() || !decompressor.ok()) {
-        results[t] = absl::InternalError("context creation failed");
-        return;
+  auto round_trips = [&](int t) -> absl::Status {
+    LOADERX_ASSIGN_OR_RETURN(auto compressor, codec_->NewCompressionContext());
+    LOADERX_ASSIGN_OR_RETURN(auto decompressor,
+                             codec_->NewDecompressionContext());
+    for (size_t size = 1; size < 20000; size = size * 3 + t) {
+      for (const std::string& record : Records(size)) {
+        std::string slot(codec_->CompressBound(size), '\0');
+        LOADERX_ASSIGN_OR_RETURN(
+            size_t n, compressor->Compress(record, absl::MakeSpan(slot)));
+        std::string back(size, '\0');
+        LOADERX_RETURN_IF_ERROR(decompressor->Decompress(
+            absl::string_view(slot.data(), n), absl::MakeSpan(back)));
+        if (back != record)
+          return absl::DataLossError("record read back wrong");
       }
-      for (size_t size = 1; size < 20000; size = size * 3 + t) {
-        for (const std::string& record : Records(size)) {
-          std::string slot(codec_->CompressBound(size), '\0');
-          absl::StatusOr<size_t> n =
-              (*compressor)->Compress(record, absl::MakeSpan(slot));
-          if (!n.ok()) {
-            results[t] = n.status();
-            return;
-          }
-          std::string back(size, '\0');
-          absl::Status s = (*decompressor)
-                               ->Decompress(absl::string_view(slot.data(), *n),
-                                            absl::MakeSpan(back));
-          if (s.ok() && back != record) s = absl::DataLossError("mismatch");
-          if (!s.ok()) {
-            results[t] = s;
-            return;
-          }
-        }
-      }
-    });
+    }
+    return absl::OkStatus();
+  };
+  for (const absl::Status& status : RunOnThreads(4, round_trips)) {
+    EXPECT_OK(status);
   }
-  for (std::thread& thread : threads) thread.join();
-  for (const absl::Status& status : results) EXPECT_OK(status);
 }
 
 }  // namespace

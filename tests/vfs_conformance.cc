@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +11,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "loaderx/vfs.h"
+#include "src/status_macros.h"
+#include "tests/concurrency.h"
 #include "tests/status_testing.h"
 
 namespace loaderx {
@@ -357,33 +358,26 @@ TEST_P(VfsConformanceTest, WholeFileHelpersRoundTrip) {
 }
 
 TEST_P(VfsConformanceTest, ConcurrentReadersAndDisjointWriters) {
-  // One handle shared by many threads: each thread writes its own slot,
-  // then reads every slot written before the barrier.
+  // One handle shared by many threads, each writing and reading back its
+  // own slot.
   constexpr int kThreads = 4;
   constexpr size_t kSlot = 4096;
   ASSERT_OK_AND_ASSIGN(auto file, vfs_->Open(Path("c"), OpenMode::kCreate));
   ASSERT_OK(file->Truncate(kThreads * kSlot));
-  std::vector<std::thread> threads;
-  std::vector<absl::Status> results(kThreads);
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      const std::string slot(kSlot, static_cast<char>('A' + t));
-      for (int round = 0; round < 20; ++round) {
-        absl::Status s = file->WriteAt(t * kSlot, slot);
-        if (s.ok()) {
-          std::string back(kSlot, '\0');
-          s = file->ReadAt(t * kSlot, absl::MakeSpan(back));
-          if (s.ok() && back != slot) s = absl::DataLossError("mismatch");
-        }
-        if (!s.ok()) {
-          results[t] = s;
-          return;
-        }
-      }
-    });
+  auto write_and_read_own_slot = [&](int t) -> absl::Status {
+    const std::string slot(kSlot, static_cast<char>('A' + t));
+    for (int round = 0; round < 20; ++round) {
+      LOADERX_RETURN_IF_ERROR(file->WriteAt(t * kSlot, slot));
+      std::string back(kSlot, '\0');
+      LOADERX_RETURN_IF_ERROR(file->ReadAt(t * kSlot, absl::MakeSpan(back)));
+      if (back != slot) return absl::DataLossError("slot read back wrong");
+    }
+    return absl::OkStatus();
+  };
+  for (const absl::Status& s :
+       RunOnThreads(kThreads, write_and_read_own_slot)) {
+    EXPECT_OK(s);
   }
-  for (std::thread& thread : threads) thread.join();
-  for (const absl::Status& s : results) EXPECT_OK(s);
   for (int t = 0; t < kThreads; ++t) {
     EXPECT_EQ(Read(*file, t * kSlot, kSlot),
               std::string(kSlot, static_cast<char>('A' + t)));
