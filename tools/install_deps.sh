@@ -7,7 +7,7 @@ set -euo pipefail
 PACKAGES=(
   # Build: Bazel 4 from Debian plus the rule repositories it would otherwise download.
   bazel-bootstrap bazel-platforms bazel-skylib bazel-rules-java
-  g++ make
+  g++ make git clang-format
   # Native libraries the engine and its tests link against.
   libzstd-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libmsgpack-cxx-dev

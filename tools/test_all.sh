@@ -12,6 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash tools/install_deps.sh
+bash tools/check_format.sh
 
 # CI has no terminal: keep Bazel's progress output to a minimum there.
 BAZEL_FLAGS=()

@@ -93,6 +93,7 @@ class PosixFile final : public VfsFile {
         if (errno == EINTR) continue;
         return PosixError("write", path_, errno);
       }
+      if (n == 0) return NoProgressError("write", offset + done);
       done += static_cast<size_t>(n);
     }
     return absl::OkStatus();
@@ -123,6 +124,7 @@ class PosixFile final : public VfsFile {
         if (errno == EINTR) continue;
         return PosixError("vectored write", path_, errno);
       }
+      if (n == 0) return NoProgressError("vectored write", offset);
       offset += static_cast<uint64_t>(n);
       size_t advanced = static_cast<size_t>(n);
       while (advanced > 0 && advanced >= iov[first].iov_len) {
@@ -175,6 +177,13 @@ class PosixFile final : public VfsFile {
   }
 
  private:
+  // A write that reports success but transfers nothing would loop forever.
+  absl::Status NoProgressError(absl::string_view operation,
+                               uint64_t offset) const {
+    return absl::DataLossError(absl::StrCat(
+        operation, " ", path_, ": no bytes written at offset ", offset));
+  }
+
   absl::Status CheckWrite(uint64_t offset, uint64_t size) const {
     if (!writable_) return ReadOnlyHandleError(path_);
     return CheckRange("write", path_, offset, size);
