@@ -108,10 +108,10 @@ TEST_P(CodecConformanceTest, DestinationOfTheWrongSizeIsDataLoss) {
 }
 
 TEST_P(CodecConformanceTest, TruncatedFrameIsDataLoss) {
-  if (size_ == 0) GTEST_SKIP() << "an empty record's frame may be empty";
   ASSERT_OK_AND_ASSIGN(auto compressor, codec_->NewCompressionContext());
   ASSERT_OK_AND_ASSIGN(auto decompressor, codec_->NewDecompressionContext());
   const std::string frame = Compress(*codec_, *compressor, Records(size_)[1]);
+  if (frame.empty()) GTEST_SKIP() << "an empty frame cannot be truncated";
   std::string destination(size_, '\0');
   EXPECT_STATUS_CODE(decompressor->Decompress(
                          absl::string_view(frame).substr(0, frame.size() / 2),
@@ -120,7 +120,9 @@ TEST_P(CodecConformanceTest, TruncatedFrameIsDataLoss) {
 }
 
 TEST_P(CodecConformanceTest, SlotSmallerThanTheBoundIsRejected) {
-  if (size_ == 0) GTEST_SKIP() << "no slot is smaller than an empty bound";
+  if (codec_->CompressBound(size_) == 0) {
+    GTEST_SKIP() << "no slot is smaller than an empty bound";
+  }
   ASSERT_OK_AND_ASSIGN(auto compressor, codec_->NewCompressionContext());
   std::string slot(codec_->CompressBound(size_) - 1, '\0');
   EXPECT_STATUS_CODE(

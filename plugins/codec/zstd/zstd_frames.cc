@@ -1,0 +1,148 @@
+#include "plugins/codec/zstd/zstd_frames.h"
+
+#include <zstd.h>
+
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace loaderx::zstd_frames {
+namespace {
+
+struct FreeCCtx {
+  void operator()(ZSTD_CCtx* context) const { ZSTD_freeCCtx(context); }
+};
+struct FreeDCtx {
+  void operator()(ZSTD_DCtx* context) const { ZSTD_freeDCtx(context); }
+};
+
+class FrameCompression final : public CompressionContext {
+ public:
+  explicit FrameCompression(std::unique_ptr<ZSTD_CCtx, FreeCCtx> context)
+      : context_(std::move(context)) {}
+
+  absl::StatusOr<size_t> Compress(absl::string_view src,
+                                  absl::Span<char> dst) override {
+    if (dst.size() < ZSTD_compressBound(src.size())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "zstd compress: destination of ", dst.size(),
+          " bytes is smaller than the bound ", ZSTD_compressBound(src.size())));
+    }
+    const size_t written = ZSTD_compress2(context_.get(), dst.data(),
+                                          dst.size(), src.data(), src.size());
+    if (ZSTD_isError(written)) {
+      return absl::InternalError(
+          absl::StrCat("zstd compress of ", src.size(),
+                       " bytes failed: ", ZSTD_getErrorName(written)));
+    }
+    return written;
+  }
+
+ private:
+  std::unique_ptr<ZSTD_CCtx, FreeCCtx> context_;
+};
+
+class FrameDecompression final : public DecompressionContext {
+ public:
+  explicit FrameDecompression(std::unique_ptr<ZSTD_DCtx, FreeDCtx> context)
+      : context_(std::move(context)) {}
+
+  absl::Status Decompress(absl::string_view src,
+                          absl::Span<char> dst) override {
+    const unsigned long long declared =
+        ZSTD_getFrameContentSize(src.data(), src.size());
+    if (declared == ZSTD_CONTENTSIZE_ERROR ||
+        declared == ZSTD_CONTENTSIZE_UNKNOWN) {
+      return absl::DataLossError(
+          absl::StrCat("zstd decompress: the stored record (", src.size(),
+                       " bytes) is not a zstd frame with a declared size"));
+    }
+    if (declared != dst.size()) {
+      return absl::DataLossError(
+          absl::StrCat("zstd decompress: the stored frame holds ", declared,
+                       " bytes, expected ", dst.size()));
+    }
+    const size_t decoded = ZSTD_decompressDCtx(
+        context_.get(), dst.data(), dst.size(), src.data(), src.size());
+    if (ZSTD_isError(decoded)) {
+      return absl::DataLossError(
+          absl::StrCat("zstd decompress of a ", src.size(),
+                       "-byte frame failed: ", ZSTD_getErrorName(decoded)));
+    }
+    if (decoded != dst.size()) {
+      return absl::DataLossError(absl::StrCat("zstd decompress: decoded ",
+                                              decoded, " bytes, expected ",
+                                              dst.size()));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  std::unique_ptr<ZSTD_DCtx, FreeDCtx> context_;
+};
+
+absl::Status CheckZstd(size_t result, absl::string_view what) {
+  if (ZSTD_isError(result)) {
+    return absl::InternalError(
+        absl::StrCat(what, ": ", ZSTD_getErrorName(result)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckLevel(absl::string_view codec, int level) {
+  if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel() || level == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        codec, ": compression level ", level, " is outside [", ZSTD_minCLevel(),
+        ", ", ZSTD_maxCLevel(), "] (0 means the default)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<CompressionContext>> NewCompressionContext(
+    int level, const ZSTD_CDict* dictionary) {
+  std::unique_ptr<ZSTD_CCtx, FreeCCtx> context(ZSTD_createCCtx());
+  if (context == nullptr) {
+    return absl::ResourceExhaustedError("cannot allocate a ZSTD_CCtx");
+  }
+  if (dictionary != nullptr) {
+    if (absl::Status s =
+            CheckZstd(ZSTD_CCtx_refCDict(context.get(), dictionary),
+                      "zstd: referencing the dictionary");
+        !s.ok()) {
+      return s;
+    }
+  } else if (absl::Status s =
+                 CheckZstd(ZSTD_CCtx_setParameter(
+                               context.get(), ZSTD_c_compressionLevel, level),
+                           "zstd: setting the compression level");
+             !s.ok()) {
+    return s;
+  }
+  return std::make_unique<FrameCompression>(std::move(context));
+}
+
+absl::StatusOr<std::unique_ptr<DecompressionContext>> NewDecompressionContext(
+    const ZSTD_DDict* dictionary) {
+  std::unique_ptr<ZSTD_DCtx, FreeDCtx> context(ZSTD_createDCtx());
+  if (context == nullptr) {
+    return absl::ResourceExhaustedError("cannot allocate a ZSTD_DCtx");
+  }
+  if (dictionary != nullptr) {
+    if (absl::Status s =
+            CheckZstd(ZSTD_DCtx_refDDict(context.get(), dictionary),
+                      "zstd: referencing the dictionary");
+        !s.ok()) {
+      return s;
+    }
+  }
+  return std::make_unique<FrameDecompression>(std::move(context));
+}
+
+size_t CompressBound(size_t source_size) {
+  return ZSTD_compressBound(source_size);
+}
+
+}  // namespace loaderx::zstd_frames
