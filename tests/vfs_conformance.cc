@@ -146,6 +146,16 @@ TEST_P(VfsConformanceTest, ReadPastEndIsOutOfRange) {
   // Exactly up to the end, and an empty read at the end, are fine.
   EXPECT_EQ(Read(*file, 6, 4), "6789");
   EXPECT_OK(file->ReadAt(10, absl::Span<char>()));
+  EXPECT_OK(file->ReadAt(1000, absl::Span<char>()));  // Empty: any offset.
+}
+
+TEST_P(VfsConformanceTest, EmptyWritePastEndDoesNotExtend) {
+  ASSERT_OK_AND_ASSIGN(auto file, vfs_->Open(Path("e"), OpenMode::kCreate));
+  ASSERT_OK(file->WriteAt(0, "abc"));
+  ASSERT_OK(file->WriteAt(100, ""));
+  ASSERT_OK(file->WriteVectorAt(200, {}));
+  ASSERT_OK_AND_ASSIGN(uint64_t size, file->Size());
+  EXPECT_EQ(size, 3u);
 }
 
 TEST_P(VfsConformanceTest, WriteThroughReadOnlyHandleFails) {

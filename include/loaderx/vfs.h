@@ -122,6 +122,7 @@ class Vfs {
   ABSL_MUST_USE_RESULT virtual absl::Status Remove(absl::string_view path) = 0;
 
   // Atomically renames a file, replacing `to` if it is an existing file.
+  // Renaming a directory, or onto one, is FailedPrecondition.
   ABSL_MUST_USE_RESULT virtual absl::Status Rename(absl::string_view from,
                                                    absl::string_view to) = 0;
 

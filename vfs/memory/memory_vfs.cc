@@ -64,13 +64,14 @@ class MemoryFile final : public VfsFile {
   const std::string& path() const override { return path_; }
 
   absl::Status ReadAt(uint64_t offset, absl::Span<char> dst) const override {
+    if (dst.empty()) return absl::OkStatus();
     std::shared_lock lock(node_->mu);
     const std::string& data = node_->data;
     if (offset > data.size() || dst.size() > data.size() - offset) {
       return ReadPastEndError(path_, offset, dst.size(),
                               offset > data.size() ? 0 : data.size() - offset);
     }
-    if (!dst.empty()) std::memcpy(dst.data(), data.data() + offset, dst.size());
+    std::memcpy(dst.data(), data.data() + offset, dst.size());
     return absl::OkStatus();
   }
 
@@ -83,6 +84,7 @@ class MemoryFile final : public VfsFile {
     uint64_t total = 0;
     for (absl::string_view piece : pieces) total += piece.size();
     if (absl::Status s = CheckWrite(offset, total); !s.ok()) return s;
+    if (total == 0) return absl::OkStatus();  // Like pwrite: no extension.
     std::unique_lock lock(node_->mu);
     std::string& data = node_->data;
     if (data.size() < offset + total) data.resize(offset + total, '\0');
@@ -148,6 +150,10 @@ class MemoryVfs final : public Vfs {
     const std::string path = Normalize(raw_path);
     std::lock_guard lock(mu_);
     if (directories_.count(path)) {
+      if (mode == OpenMode::kCreateExclusive) {
+        return absl::AlreadyExistsError(
+            absl::StrCat("open ", path, ": exists (a directory)"));
+      }
       return absl::FailedPreconditionError(
           absl::StrCat("open ", path, ": not a regular file"));
     }
@@ -174,6 +180,7 @@ class MemoryVfs final : public Vfs {
       return absl::FailedPreconditionError(absl::StrCat(
           "remove ", path, ": is a directory (use RemoveDirectory)"));
     }
+    if (absl::Status s = CheckParentLocked("remove", path); !s.ok()) return s;
     if (files_.erase(path) == 0) {
       return absl::NotFoundError(
           absl::StrCat("remove ", path, ": no such file"));
@@ -186,15 +193,22 @@ class MemoryVfs final : public Vfs {
     const std::string from = Normalize(raw_from), to = Normalize(raw_to);
     const std::string what = absl::StrCat("rename ", from, " -> ", to);
     std::lock_guard lock(mu_);
-    if (directories_.count(from) || directories_.count(to)) {
+    // The order of checks follows rename(2) after the POSIX VFS's own
+    // directory check: both parents resolve before the names are looked up.
+    if (directories_.count(from)) {
       return absl::FailedPreconditionError(
-          absl::StrCat(what, ": the memory VFS renames files only"));
+          absl::StrCat(what, ": directories cannot be renamed"));
     }
+    if (absl::Status s = CheckParentLocked("rename", from); !s.ok()) return s;
+    if (absl::Status s = CheckParentLocked("rename", to); !s.ok()) return s;
     auto it = files_.find(from);
     if (it == files_.end()) {
       return absl::NotFoundError(absl::StrCat(what, ": no such file"));
     }
-    if (absl::Status s = CheckParentLocked("rename", to); !s.ok()) return s;
+    if (directories_.count(to)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(what, ": the target is a directory"));
+    }
     if (from == to) return absl::OkStatus();
     std::shared_ptr<FileNode> node = std::move(it->second);
     files_.erase(it);
@@ -210,6 +224,7 @@ class MemoryVfs final : public Vfs {
       return absl::FailedPreconditionError(
           absl::StrCat("list ", path, ": not a directory"));
     }
+    if (absl::Status s = CheckParentLocked("list", path); !s.ok()) return s;
     if (!directories_.count(path)) {
       return absl::NotFoundError(
           absl::StrCat("list ", path, ": no such directory"));
@@ -238,6 +253,9 @@ class MemoryVfs final : public Vfs {
       return absl::FailedPreconditionError(
           absl::StrCat("remove directory ", path, ": not a directory"));
     }
+    if (absl::Status s = CheckParentLocked("remove directory", path); !s.ok()) {
+      return s;
+    }
     if (!directories_.count(path)) {
       return absl::NotFoundError(
           absl::StrCat("remove directory ", path, ": no such directory"));
@@ -259,6 +277,13 @@ class MemoryVfs final : public Vfs {
   absl::Status SyncDirectory(absl::string_view raw_path) override {
     const std::string path = Normalize(raw_path);
     std::lock_guard lock(mu_);
+    if (files_.count(path)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("sync directory ", path, ": not a directory"));
+    }
+    if (absl::Status s = CheckParentLocked("sync directory", path); !s.ok()) {
+      return s;
+    }
     if (!directories_.count(path)) {
       return absl::NotFoundError(
           absl::StrCat("sync directory ", path, ": no such directory"));
@@ -267,16 +292,27 @@ class MemoryVfs final : public Vfs {
   }
 
  private:
+  // Resolves the directories above `path` as a path lookup would, from the
+  // top: the first one that is a file fails with FailedPrecondition (POSIX's
+  // ENOTDIR), the first missing one with NotFound.
   absl::Status CheckParentLocked(absl::string_view operation,
                                  const std::string& path) const {
-    const std::string parent = ParentDirectory(path);
-    if (directories_.count(parent)) return absl::OkStatus();
-    if (files_.count(parent)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          operation, " ", path, ": parent ", parent, " is not a directory"));
+    std::vector<std::string> ancestors;
+    for (std::string parent = ParentDirectory(path);
+         parent != "" && parent != "/"; parent = ParentDirectory(parent)) {
+      ancestors.push_back(parent);
     }
-    return absl::NotFoundError(absl::StrCat(operation, " ", path, ": parent ",
-                                            parent, " does not exist"));
+    for (auto it = ancestors.rbegin(); it != ancestors.rend(); ++it) {
+      if (files_.count(*it)) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            operation, " ", path, ": ", *it, " is not a directory"));
+      }
+      if (!directories_.count(*it)) {
+        return absl::NotFoundError(
+            absl::StrCat(operation, " ", path, ": ", *it, " does not exist"));
+      }
+    }
+    return absl::OkStatus();
   }
 
   std::vector<std::string> ChildrenLocked(const std::string& directory) const {

@@ -252,6 +252,11 @@ class PosixVfs final : public Vfs {
 
   absl::Status Rename(absl::string_view from, absl::string_view to) override {
     std::string f(from), t(to);
+    struct stat st;
+    if (::lstat(f.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "rename ", f, " -> ", t, ": directories cannot be renamed"));
+    }
     if (::rename(f.c_str(), t.c_str()) != 0) {
       return PosixError("rename", absl::StrCat(f, " -> ", t), errno);
     }
