@@ -11,17 +11,22 @@
 // `absl::Status` whose message names the operation and the path, and whose
 // code follows one table for every implementation:
 //
-//   NotFound           the file or directory does not exist
-//   AlreadyExists      `kCreateExclusive` or `CreateDirectory` on an existing
-//   path OutOfRange         `ReadAt` past the end of the file Unavailable+busy
-//   `TryLock` on a file another handle holds (`IsBusy`) InvalidArgument    a
-//   malformed request (e.g. offset + size overflows) FailedPrecondition wrong
-//   kind of object (a directory opened as a file,
-//                      a non-empty directory removed), or a write to a
-//                      read-only handle
-//   PermissionDenied   the OS refused access
-//   ResourceExhausted  the device is full
-//   DataLoss / Internal / Unknown  the device or the OS failed otherwise
+// clang-format off
+//   NotFound            the file or directory does not exist
+//   AlreadyExists       `kCreateExclusive` or `CreateDirectory` on a path
+//                       that exists
+//   OutOfRange          `ReadAt` past the end of the file
+//   Unavailable + busy  `TryLock` on a file another handle holds (`IsBusy`)
+//   InvalidArgument     a malformed request (offset + size overflows)
+//   FailedPrecondition  the wrong kind of object: a directory opened,
+//                       removed or renamed as a file, a file used as a
+//                       directory anywhere in a path, a non-empty directory
+//                       removed; or a write through a read-only handle
+//   PermissionDenied    the OS refused access
+//   ResourceExhausted   the device is full
+//   DataLoss, Internal, Unknown
+//                       the device or the OS failed otherwise
+// clang-format on
 
 #ifndef LOADERX_VFS_H_
 #define LOADERX_VFS_H_

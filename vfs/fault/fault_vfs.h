@@ -4,7 +4,8 @@
 //
 // 1. Injected errors: `FailOnCall(op, n, error)` makes the n-th call of `op`
 //    from now on fail with `error` (and, if sticky, every later call too),
-//    without reaching the wrapped VFS.
+//    without reaching the wrapped VFS; a path filter narrows a rule to one
+//    file ("the second write to meta.zr").
 //
 // 2. Power loss: `SimulateCrash()` puts the wrapped filesystem in the state a
 //    power cut would leave it in:
