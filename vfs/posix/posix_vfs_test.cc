@@ -2,9 +2,11 @@
 // process: the lock excludes other processes, and errors carry the OS's
 // reason.
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -55,6 +57,35 @@ TEST(PosixVfsTest, LockExcludesAnotherProcess) {
 
   holder.reset();  // Closing the descriptor releases the lock.
   EXPECT_EQ(RunInChild(try_lock_in_child), 1);
+}
+
+// A file-size limit makes the kernel accept only part of a write: the
+// first call returns short, the retry for the rest fails with EFBIG. The
+// write loops must keep going after the short write and then report the
+// error, leaving exactly the accepted prefix. Run in a child so the limit
+// does not touch the test process.
+TEST(PosixVfsTest, ShortWritesAreContinuedThenReported) {
+  const std::string path = TempPath("short_write");
+  auto write_past_limit = [&](bool vectored) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit = {1000, 1000};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) return 10;
+    auto vfs = CreateVfs("posix");
+    if (!vfs.ok()) return 11;
+    auto file = (*vfs)->Open(path, OpenMode::kCreate);
+    if (!file.ok() || !(*file)->Truncate(0).ok()) return 12;
+    const std::string piece(700, 'x');
+    absl::string_view pieces[] = {piece, piece, piece};
+    absl::Status status = vectored
+                              ? (*file)->WriteVectorAt(0, pieces)
+                              : (*file)->WriteAt(0, std::string(2100, 'x'));
+    if (status.ok()) return 1;  // The limit should have stopped it.
+    if (status.message().find(path) == absl::string_view::npos) return 2;
+    auto size = (*file)->Size();
+    return size.ok() && *size == 1000 ? 0 : 3;
+  };
+  EXPECT_EQ(RunInChild([&] { return write_past_limit(false); }), 0);
+  EXPECT_EQ(RunInChild([&] { return write_past_limit(true); }), 0);
 }
 
 TEST(PosixVfsTest, ErrorsCarryThePathAndTheReason) {
