@@ -13,7 +13,7 @@
 namespace loaderx {
 namespace {
 
-class ZstdCodec final : public Codec {
+class ZstdCodec final : public zstd_frames::FrameCodec {
  public:
   static constexpr char kName[] = "zstd";
   static constexpr uint8_t kTag = static_cast<uint8_t>(CodecTag::kZstd);
@@ -33,25 +33,11 @@ class ZstdCodec final : public Codec {
     return std::make_unique<ZstdCodec>(level);
   }
 
-  explicit ZstdCodec(int level) : level_(level) {}
+  explicit ZstdCodec(int level) : FrameCodec(level, nullptr, nullptr) {}
 
   absl::string_view name() const override { return kName; }
   uint8_t tag() const override { return kTag; }
   bool uses_dictionary() const override { return false; }
-  size_t CompressBound(size_t source_size) const override {
-    return zstd_frames::CompressBound(source_size);
-  }
-  absl::StatusOr<std::unique_ptr<CompressionContext>> NewCompressionContext()
-      const override {
-    return zstd_frames::NewCompressionContext(level_, nullptr);
-  }
-  absl::StatusOr<std::unique_ptr<DecompressionContext>>
-  NewDecompressionContext() const override {
-    return zstd_frames::NewDecompressionContext(nullptr);
-  }
-
- private:
-  const int level_;
 };
 
 const CodecRegistration kRegistration(ZstdCodec::kName, ZstdCodec::kTag,

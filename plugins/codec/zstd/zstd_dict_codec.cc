@@ -30,7 +30,7 @@ struct FreeDDict {
   void operator()(ZSTD_DDict* dictionary) const { ZSTD_freeDDict(dictionary); }
 };
 
-class ZstdDictCodec final : public Codec {
+class ZstdDictCodec final : public zstd_frames::FrameCodec {
  public:
   static constexpr char kName[] = "zstd_dict";
   static constexpr uint8_t kTag = static_cast<uint8_t>(CodecTag::kZstdDict);
@@ -63,23 +63,13 @@ class ZstdDictCodec final : public Codec {
 
   ZstdDictCodec(std::unique_ptr<ZSTD_CDict, FreeCDict> compression,
                 std::unique_ptr<ZSTD_DDict, FreeDDict> decompression)
-      : compression_(std::move(compression)),
+      : FrameCodec(/*level=*/0, compression.get(), decompression.get()),
+        compression_(std::move(compression)),
         decompression_(std::move(decompression)) {}
 
   absl::string_view name() const override { return kName; }
   uint8_t tag() const override { return kTag; }
   bool uses_dictionary() const override { return true; }
-  size_t CompressBound(size_t source_size) const override {
-    return zstd_frames::CompressBound(source_size);
-  }
-  absl::StatusOr<std::unique_ptr<CompressionContext>> NewCompressionContext()
-      const override {
-    return zstd_frames::NewCompressionContext(0, compression_.get());
-  }
-  absl::StatusOr<std::unique_ptr<DecompressionContext>>
-  NewDecompressionContext() const override {
-    return zstd_frames::NewDecompressionContext(decompression_.get());
-  }
 
  private:
   const std::unique_ptr<ZSTD_CDict, FreeCDict> compression_;

@@ -101,8 +101,9 @@ absl::Status CheckLevel(absl::string_view codec, int level) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<CompressionContext>> NewCompressionContext(
-    int level, const ZSTD_CDict* dictionary) {
+absl::StatusOr<std::unique_ptr<CompressionContext>>
+FrameCodec::NewCompressionContext() const {
+  const ZSTD_CDict* dictionary = compression_dictionary_;
   std::unique_ptr<ZSTD_CCtx, FreeCCtx> context(ZSTD_createCCtx());
   if (context == nullptr) {
     return absl::ResourceExhaustedError("cannot allocate a ZSTD_CCtx");
@@ -116,7 +117,7 @@ absl::StatusOr<std::unique_ptr<CompressionContext>> NewCompressionContext(
     }
   } else if (absl::Status s =
                  CheckZstd(ZSTD_CCtx_setParameter(
-                               context.get(), ZSTD_c_compressionLevel, level),
+                               context.get(), ZSTD_c_compressionLevel, level_),
                            "zstd: setting the compression level");
              !s.ok()) {
     return s;
@@ -124,8 +125,9 @@ absl::StatusOr<std::unique_ptr<CompressionContext>> NewCompressionContext(
   return std::make_unique<FrameCompression>(std::move(context));
 }
 
-absl::StatusOr<std::unique_ptr<DecompressionContext>> NewDecompressionContext(
-    const ZSTD_DDict* dictionary) {
+absl::StatusOr<std::unique_ptr<DecompressionContext>>
+FrameCodec::NewDecompressionContext() const {
+  const ZSTD_DDict* dictionary = decompression_dictionary_;
   std::unique_ptr<ZSTD_DCtx, FreeDCtx> context(ZSTD_createDCtx());
   if (context == nullptr) {
     return absl::ResourceExhaustedError("cannot allocate a ZSTD_DCtx");
@@ -141,7 +143,7 @@ absl::StatusOr<std::unique_ptr<DecompressionContext>> NewDecompressionContext(
   return std::make_unique<FrameDecompression>(std::move(context));
 }
 
-size_t CompressBound(size_t source_size) {
+size_t FrameCodec::CompressBound(size_t source_size) const {
   return ZSTD_compressBound(source_size);
 }
 

@@ -1,4 +1,6 @@
-// One zstd frame per record, shared by the "zstd" and "zstd_dict" codecs.
+// One zstd frame per record: the codec base shared by "zstd" and
+// "zstd_dict".
+//
 // A compression context is a `ZSTD_CCtx` configured once (a level, or a
 // reference to the shared `ZSTD_CDict`) and reused for every record it
 // compresses with `ZSTD_compress2`; a decompression context is a `ZSTD_DCtx`
@@ -21,17 +23,31 @@ namespace loaderx::zstd_frames {
 // The levels zstd accepts; InvalidArgument naming `codec` otherwise.
 absl::Status CheckLevel(absl::string_view codec, int level);
 
-// A context compressing at `level`, or against `dictionary` (which then
-// fixes the level) when it is not null. `dictionary` must outlive it.
-absl::StatusOr<std::unique_ptr<CompressionContext>> NewCompressionContext(
-    int level, const ZSTD_CDict_s* dictionary);
+// What both zstd codecs share: bounds and per-thread contexts. Compression
+// contexts use `level`, or `compression_dictionary` (which then fixes the
+// level) when it is not null; decompression contexts use
+// `decompression_dictionary` when it is not null. A subclass owns the
+// dictionaries, which outlive every context by the `Codec` contract.
+class FrameCodec : public Codec {
+ public:
+  size_t CompressBound(size_t source_size) const final;
+  absl::StatusOr<std::unique_ptr<CompressionContext>> NewCompressionContext()
+      const final;
+  absl::StatusOr<std::unique_ptr<DecompressionContext>>
+  NewDecompressionContext() const final;
 
-// A context decoding frames, against `dictionary` when it is not null.
-// `dictionary` must outlive it.
-absl::StatusOr<std::unique_ptr<DecompressionContext>> NewDecompressionContext(
-    const ZSTD_DDict_s* dictionary);
+ protected:
+  FrameCodec(int level, const ZSTD_CDict_s* compression_dictionary,
+             const ZSTD_DDict_s* decompression_dictionary)
+      : level_(level),
+        compression_dictionary_(compression_dictionary),
+        decompression_dictionary_(decompression_dictionary) {}
 
-size_t CompressBound(size_t source_size);
+ private:
+  const int level_;
+  const ZSTD_CDict_s* const compression_dictionary_;
+  const ZSTD_DDict_s* const decompression_dictionary_;
+};
 
 }  // namespace loaderx::zstd_frames
 
