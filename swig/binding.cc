@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "loaderx/codec_registry.h"
+#include "loaderx/sampler.h"
 #include "loaderx/typed_owner_registry.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
@@ -96,6 +97,101 @@ FileLock* Filesystem::lock(const std::string& path) {
       ValueOrThrow(vfs_->Open(path, OpenMode::kCreate));
   ThrowIfError(file->TryLock());
   return new FileLock(vfs_, std::move(file));
+}
+
+namespace {
+
+absl::StatusOr<SamplerMode> ParseMode(const std::string& mode) {
+  if (mode == "sequential") return SamplerMode::kSequential;
+  if (mode == "iid") return SamplerMode::kIid;
+  if (mode == "cyclic") return SamplerMode::kCyclic;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown sampler mode \"", mode, "\"; modes: sequential, iid, cyclic"));
+}
+
+uint64_t NonNegative(int64_t value, absl::string_view what) {
+  if (value < 0) {
+    ThrowIfError(absl::InvalidArgumentError(
+        absl::StrCat(what, " must not be negative, got ", value)));
+  }
+  return static_cast<uint64_t>(value);
+}
+
+// `out` as the int64 span of one batch; InvalidArgument if it is not
+// exactly that size.
+absl::Span<int64_t> BatchSpan(const Sampler& sampler, MutableBuffer out) {
+  const uint64_t wanted = sampler.batch_size() * sizeof(int64_t);
+  if (out.size != wanted || out.data == nullptr) {
+    ThrowIfError(absl::InvalidArgumentError(
+        absl::StrCat("sampler: the destination holds ", out.size,
+                     " bytes, one batch of int64 indices is ", wanted)));
+  }
+  return absl::MakeSpan(static_cast<int64_t*>(out.data), sampler.batch_size());
+}
+
+}  // namespace
+
+IndexSampler::IndexSampler(int64_t length, int64_t batch_size,
+                           const std::string& mode, int64_t seed) {
+  Sampler sampler = ValueOrThrow(Sampler::Create(
+      NonNegative(length, "length"), NonNegative(batch_size, "batch_size"),
+      ValueOrThrow(ParseMode(mode)), static_cast<uint64_t>(seed)));
+  sampler_ = std::make_unique<Sampler>(sampler);
+}
+
+IndexSampler::~IndexSampler() = default;
+
+void IndexSampler::next_into(MutableBuffer out) {
+  ThrowIfError(sampler_->Next(BatchSpan(*sampler_, out)));
+}
+
+void IndexSampler::batch_into(int64_t step, MutableBuffer out) {
+  ThrowIfError(
+      sampler_->Batch(NonNegative(step, "step"), BatchSpan(*sampler_, out)));
+}
+
+Int64Array IndexSampler::next() {
+  Int64Array out(sampler_->batch_size());
+  ThrowIfError(sampler_->Next(absl::MakeSpan(out)));
+  return out;
+}
+
+Int64Array IndexSampler::batch(int64_t step) {
+  Int64Array out(sampler_->batch_size());
+  ThrowIfError(sampler_->Batch(NonNegative(step, "step"), absl::MakeSpan(out)));
+  return out;
+}
+
+void IndexSampler::seek(int64_t step) {
+  sampler_->Seek(NonNegative(step, "step"));
+}
+
+int64_t IndexSampler::step() const {
+  return static_cast<int64_t>(sampler_->step());
+}
+int64_t IndexSampler::length() const {
+  return static_cast<int64_t>(sampler_->length());
+}
+int64_t IndexSampler::batch_size() const {
+  return static_cast<int64_t>(sampler_->batch_size());
+}
+int64_t IndexSampler::seed() const {
+  return static_cast<int64_t>(sampler_->seed());
+}
+int64_t IndexSampler::batches_per_cycle() const {
+  return static_cast<int64_t>(sampler_->batches_per_cycle());
+}
+
+std::string IndexSampler::mode() const {
+  switch (sampler_->mode()) {
+    case SamplerMode::kSequential:
+      return "sequential";
+    case SamplerMode::kIid:
+      return "iid";
+    case SamplerMode::kCyclic:
+      return "cyclic";
+  }
+  return "unknown";
 }
 
 }  // namespace loaderx::binding

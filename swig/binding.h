@@ -11,12 +11,15 @@
 #ifndef LOADERX_SWIG_BINDING_H_
 #define LOADERX_SWIG_BINDING_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace loaderx {
+class Sampler;
 class Vfs;
 class VfsFile;
 }  // namespace loaderx
@@ -26,6 +29,16 @@ namespace loaderx::binding {
 // Binary data: `bytes` in Python, `byte[]` in Java (a plain `std::string`
 // is text: `str`, `String`).
 using Bytes = std::string;
+
+// Indices: a `long[]` in Java.
+using Int64Array = std::vector<int64_t>;
+
+// Memory the caller owns and lets native code fill: a writable, contiguous
+// Python buffer (a numpy array). Valid only during the call.
+struct MutableBuffer {
+  void* data = nullptr;
+  size_t size = 0;
+};
 
 // A failed operation. `code` is the `absl::StatusCode` value; `busy` marks a
 // lock held by another handle or process.
@@ -93,6 +106,36 @@ class Filesystem {
  private:
   std::string name_;
   std::shared_ptr<Vfs> vfs_;
+};
+
+// The step-based index sampler (`loaderx/sampler.h`). `mode` is
+// "sequential", "iid" or "cyclic"; the seed's 64 bits are used as given.
+class IndexSampler {
+ public:
+  IndexSampler(int64_t length, int64_t batch_size, const std::string& mode,
+               int64_t seed);
+  ~IndexSampler();
+  IndexSampler(const IndexSampler&) = delete;
+  IndexSampler& operator=(const IndexSampler&) = delete;
+
+  // Fill `out` (exactly `batch_size` int64 values) with the current step's
+  // batch and advance, or with batch `step` (the cursor stays).
+  void next_into(MutableBuffer out);
+  void batch_into(int64_t step, MutableBuffer out);
+  // The same, returned as a new array.
+  Int64Array next();
+  Int64Array batch(int64_t step);
+
+  void seek(int64_t step);
+  int64_t step() const;
+  int64_t length() const;
+  int64_t batch_size() const;
+  std::string mode() const;
+  int64_t seed() const;
+  int64_t batches_per_cycle() const;
+
+ private:
+  std::unique_ptr<Sampler> sampler_;
 };
 
 }  // namespace loaderx::binding

@@ -23,6 +23,7 @@
 #include "swig/binding.h"
 %}
 
+%include <stdint.i>
 %include <std_string.i>
 %include <std_vector.i>
 
@@ -129,6 +130,24 @@ void ThrowJavaException(JNIEnv* env,
   $result = PyBytes_FromStringAndSize($1.data(),
                                       static_cast<Py_ssize_t>($1.size()));
 }
+
+// A writable, C-contiguous buffer (a numpy array) filled in place.
+%typemap(in) loaderx::binding::MutableBuffer (Py_buffer view) {
+  view.obj = nullptr;
+  if (PyObject_GetBuffer($input, &view,
+                         PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0) {
+    SWIG_fail;
+  }
+  $1.data = view.buf;
+  $1.size = static_cast<size_t>(view.len);
+}
+%typemap(freearg) loaderx::binding::MutableBuffer {
+  if (view$argnum.obj != nullptr) PyBuffer_Release(&view$argnum);
+}
+
+// Python fills numpy arrays in place; the copying forms are Java's.
+%ignore loaderx::binding::IndexSampler::next;
+%ignore loaderx::binding::IndexSampler::batch;
 #endif  // SWIGPYTHON
 
 #ifdef SWIGJAVA
@@ -157,6 +176,22 @@ void ThrowJavaException(JNIEnv* env,
                              reinterpret_cast<const jbyte*>($1.data()));
   }
 }
+%typemap(jni) loaderx::binding::Int64Array "jlongArray"
+%typemap(jtype) loaderx::binding::Int64Array "long[]"
+%typemap(jstype) loaderx::binding::Int64Array "long[]"
+%typemap(javaout) loaderx::binding::Int64Array { return $jnicall; }
+%typemap(out) loaderx::binding::Int64Array {
+  $result = jenv->NewLongArray(static_cast<jsize>($1.size()));
+  if ($result != nullptr) {
+    jenv->SetLongArrayRegion($result, 0, static_cast<jsize>($1.size()),
+                             reinterpret_cast<const jlong*>($1.data()));
+  }
+}
+
+// Java gets new arrays; the in-place forms take Python buffers.
+%ignore loaderx::binding::IndexSampler::next_into;
+%ignore loaderx::binding::IndexSampler::batch_into;
+
 %typemap(javainterfaces) loaderx::binding::FileLock "AutoCloseable"
 
 // Java names are lowerCamelCase (`writeFile`, `registeredPlugins`).
@@ -168,6 +203,7 @@ void ThrowJavaException(JNIEnv* env,
 
 %newobject loaderx::binding::Filesystem::lock;
 %ignore loaderx::binding::BindingError;
+%ignore loaderx::binding::MutableBuffer;
 %ignore loaderx::binding::FileLock::FileLock;
 
 %include "swig/binding.h"
