@@ -6,6 +6,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "src/status_macros.h"
+#include "tests/concurrency.h"
 #include "tests/status_testing.h"
 
 namespace loaderx {
@@ -176,6 +178,23 @@ TEST(SamplerTest, NextAndSeekFollowBatch) {
     EXPECT_EQ(resumed.step(), 13u);
     EXPECT_EQ(sampler.step(), 30u);
   }
+}
+
+TEST(SamplerTest, BatchIsSafeFromManyThreads) {
+  const Sampler sampler = Make(100000, 64, SamplerMode::kCyclic, 9);
+  std::vector<std::vector<int64_t>> expected;
+  for (uint64_t step = 0; step < 40; ++step) {
+    expected.push_back(BatchAt(sampler, step));
+  }
+  auto replay = [&](int t) -> absl::Status {
+    std::vector<int64_t> out(64);
+    for (uint64_t step = t; step < 40; step += 4) {
+      LOADERX_RETURN_IF_ERROR(sampler.Batch(step, absl::MakeSpan(out)));
+      if (out != expected[step]) return absl::InternalError("batch differs");
+    }
+    return absl::OkStatus();
+  };
+  for (const absl::Status& status : RunOnThreads(4, replay)) EXPECT_OK(status);
 }
 
 }  // namespace
