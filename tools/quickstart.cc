@@ -1,8 +1,9 @@
 // The quick start: the most end-to-end thing loaderx does today. It finds
-// the POSIX VFS and the raw codec by name in the plugin registries, writes
-// records into a file with one vectored write, makes them durable, reads
-// them back through a second handle, shows the lifetime lock refusing a
-// second holder, and prints each step. As the store, sampler and loader
+// the POSIX VFS and the zstd codec by name in the plugin registries,
+// compresses records one frame each and writes them with one vectored write,
+// makes them durable, then lets the cyclic sampler pick batches of record
+// indices and reads exactly those records back by random access. Finally it
+// shows the lifetime lock refusing a second holder. As the store and loader
 // land, this grows into their quick start.
 //
 // Usage: quickstart [directory]   (default /tmp/loaderx-quickstart)
@@ -16,12 +17,21 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "loaderx/codec_registry.h"
+#include "loaderx/sampler.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
 #include "src/status_macros.h"
 
 namespace loaderx {
 namespace {
+
+// Where one record's frame sits in the file (the store keeps these in its
+// record table).
+struct RecordLocation {
+  uint64_t offset;
+  uint64_t stored_bytes;
+  uint64_t original_bytes;
+};
 
 // Empties `directory` of what an earlier run left, so reruns start clean.
 absl::Status ResetDirectory(Vfs& vfs, const std::string& directory) {
@@ -46,17 +56,24 @@ absl::Status Run(const std::string& directory) {
   LOADERX_RETURN_IF_ERROR(ResetDirectory(*vfs, directory));
   std::printf("working in %s\n", directory.c_str());
 
-  // Three records through the raw codec, written with one vectored write.
-  LOADERX_ASSIGN_OR_RETURN(auto codec, CreateCodec("raw"));
+  // Six records, one zstd frame each, written with one vectored write.
+  std::vector<std::string> records;
+  for (int i = 0; i < 6; ++i) {
+    records.push_back(
+        absl::StrCat("record ", i, ": ", std::string(40 + 10 * i, 'a' + i)));
+  }
+  LOADERX_ASSIGN_OR_RETURN(auto codec, CreateCodec("zstd"));
   LOADERX_ASSIGN_OR_RETURN(auto compressor, codec->NewCompressionContext());
-  const std::vector<std::string> records = {
-      "first record", "the second, longer record", "third"};
   std::vector<std::string> frames;
+  std::vector<RecordLocation> locations;
+  uint64_t offset = 0;
   for (const std::string& record : records) {
     std::string frame(codec->CompressBound(record.size()), '\0');
     LOADERX_ASSIGN_OR_RETURN(
         auto size, compressor->Compress(record, absl::MakeSpan(frame)));
     frame.resize(size);
+    locations.push_back({offset, size, record.size()});
+    offset += size;
     frames.push_back(std::move(frame));
   }
   std::vector<absl::string_view> pieces(frames.begin(), frames.end());
@@ -68,29 +85,47 @@ absl::Status Run(const std::string& directory) {
     LOADERX_RETURN_IF_ERROR(file->SyncData());
     LOADERX_RETURN_IF_ERROR(vfs->SyncDirectory(directory));
     LOADERX_ASSIGN_OR_RETURN(auto size, file->Size());
+    uint64_t original = 0;
+    for (const std::string& record : records) original += record.size();
     std::printf(
-        "wrote %zu records (%llu bytes) to %s with one pwritev, "
-        "synced\n",
-        records.size(), static_cast<unsigned long long>(size), path.c_str());
+        "wrote %zu records as %s frames: %llu bytes stored for %llu, one "
+        "pwritev, synced\n",
+        records.size(), std::string(codec->name()).c_str(),
+        static_cast<unsigned long long>(size),
+        static_cast<unsigned long long>(original));
   }
 
-  // Read every record back through a fresh read-only handle.
+  // The cyclic sampler picks which records each batch reads; every record
+  // is read at its own location and decoded straight into its buffer.
   LOADERX_ASSIGN_OR_RETURN(auto reader, vfs->Open(path, OpenMode::kReadOnly));
   LOADERX_ASSIGN_OR_RETURN(auto decompressor, codec->NewDecompressionContext());
-  uint64_t offset = 0;
-  for (size_t i = 0; i < records.size(); ++i) {
-    std::string frame(frames[i].size(), '\0');
-    LOADERX_RETURN_IF_ERROR(reader->ReadAt(offset, absl::MakeSpan(frame)));
-    std::string record(records[i].size(), '\0');
-    LOADERX_RETURN_IF_ERROR(
-        decompressor->Decompress(frame, absl::MakeSpan(record)));
-    if (record != records[i]) {
-      return absl::DataLossError(
-          absl::StrCat("record ", i, " read back as \"", record, "\""));
+  LOADERX_ASSIGN_OR_RETURN(
+      auto sampler,
+      Sampler::Create(records.size(), 2, SamplerMode::kCyclic, /*seed=*/42));
+  std::vector<int64_t> batch(2);
+  for (int step = 0; step < 3; ++step) {
+    LOADERX_RETURN_IF_ERROR(sampler.Next(absl::MakeSpan(batch)));
+    std::printf("step %d: sampler drew records %lld and %lld\n", step,
+                static_cast<long long>(batch[0]),
+                static_cast<long long>(batch[1]));
+    for (int64_t index : batch) {
+      const RecordLocation& location = locations[index];
+      std::string frame(location.stored_bytes, '\0');
+      LOADERX_RETURN_IF_ERROR(
+          reader->ReadAt(location.offset, absl::MakeSpan(frame)));
+      std::string record(location.original_bytes, '\0');
+      LOADERX_RETURN_IF_ERROR(
+          decompressor->Decompress(frame, absl::MakeSpan(record)));
+      if (record != records[index]) {
+        return absl::DataLossError(
+            absl::StrCat("record ", index, " read back as \"", record, "\""));
+      }
+      std::printf(
+          "  read %lld (%llu stored bytes at offset %llu): \"%.16s...\"\n",
+          static_cast<long long>(index),
+          static_cast<unsigned long long>(location.stored_bytes),
+          static_cast<unsigned long long>(location.offset), record.c_str());
     }
-    std::printf("read record %zu at offset %llu: \"%s\"\n", i,
-                static_cast<unsigned long long>(offset), record.c_str());
-    offset += frame.size();
   }
 
   // The lifetime lock: a second handle is refused while the first lives.
