@@ -1,0 +1,107 @@
+#include "src/store_format.h"
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+
+namespace loaderx::store_format {
+namespace {
+
+// Little-endian fields, byte by byte: the format is the same on every host.
+template <typename T>
+void StoreLittle(char* out, T value) {
+  for (size_t i = 0; i < sizeof(T); ++i) {
+    out[i] = static_cast<char>(value >> (8 * i));
+  }
+}
+
+template <typename T>
+T LoadLittle(const char* in) {
+  T value = 0;
+  for (size_t i = 0; i < sizeof(T); ++i) {
+    value |= static_cast<T>(static_cast<uint8_t>(in[i])) << (8 * i);
+  }
+  return value;
+}
+
+// Field offsets in the physical header.
+constexpr size_t kVersionAt = 4;
+constexpr size_t kCodecAt = 5;
+constexpr size_t kTailChunkAt = 6;
+constexpr size_t kTailOffsetAt = 10;
+constexpr size_t kLengthAt = 14;
+constexpr size_t kReservedAt = 22;
+
+}  // namespace
+
+std::array<char, kHeaderBytes> EncodeHeader(const PhysicalHeader& header) {
+  std::array<char, kHeaderBytes> out{};
+  std::memcpy(out.data(), kMagic, sizeof(kMagic));
+  out[kVersionAt] = static_cast<char>(kVersion);
+  out[kCodecAt] = static_cast<char>(header.codec);
+  StoreLittle<uint32_t>(out.data() + kTailChunkAt, header.tail_chunk);
+  StoreLittle<uint32_t>(out.data() + kTailOffsetAt, header.tail_offset);
+  StoreLittle<uint64_t>(out.data() + kLengthAt, header.length);
+  return out;
+}
+
+absl::StatusOr<PhysicalHeader> DecodeHeader(absl::string_view bytes,
+                                            absl::string_view path) {
+  if (bytes.size() != kHeaderBytes) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": a store header is ", kHeaderBytes,
+                     " bytes, this file has ", bytes.size()));
+  }
+  if (std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": not a loaderx store (magic \"",
+                     absl::CHexEscape(bytes.substr(0, sizeof(kMagic))),
+                     "\", want \"ZREC\")"));
+  }
+  const uint8_t version = static_cast<uint8_t>(bytes[kVersionAt]);
+  if (version != kVersion) {
+    return absl::DataLossError(absl::StrCat(
+        path, ": store format version ", version,
+        " is not supported (this build reads version ", kVersion, ")"));
+  }
+  for (size_t i = kReservedAt; i < kHeaderBytes; ++i) {
+    if (bytes[i] != 0) {
+      return absl::DataLossError(absl::StrCat(path, ": reserved header byte ",
+                                              i, " is not zero (corrupted)"));
+    }
+  }
+  PhysicalHeader header;
+  header.codec = static_cast<uint8_t>(bytes[kCodecAt]);
+  header.tail_chunk = LoadLittle<uint32_t>(bytes.data() + kTailChunkAt);
+  header.tail_offset = LoadLittle<uint32_t>(bytes.data() + kTailOffsetAt);
+  header.length = LoadLittle<uint64_t>(bytes.data() + kLengthAt);
+  return header;
+}
+
+void EncodeRecordLoc(const RecordLoc& loc, char* out) {
+  StoreLittle<uint32_t>(out, loc.offset);
+  StoreLittle<uint32_t>(out + 4, loc.phys_length);
+  StoreLittle<uint32_t>(out + 8, loc.logic_length);
+  StoreLittle<uint32_t>(out + 12, loc.chunk_id);
+}
+
+RecordLoc DecodeRecordLoc(const char* bytes) {
+  return RecordLoc{LoadLittle<uint32_t>(bytes), LoadLittle<uint32_t>(bytes + 4),
+                   LoadLittle<uint32_t>(bytes + 8),
+                   LoadLittle<uint32_t>(bytes + 12)};
+}
+
+std::string SegmentFileName(uint64_t segment) {
+  return absl::StrCat(segment, ".loc");
+}
+
+std::string ChunkFileName(uint64_t chunk) {
+  return absl::StrCat(chunk, ".chunk");
+}
+
+}  // namespace loaderx::store_format

@@ -1,0 +1,99 @@
+// The physical on-disk format of a record store: the reference design's
+// layout, byte for byte. A store is a directory:
+//
+//   meta.zr      physical header (32 bytes): the store's global state and,
+//                while a handle is open, its exclusive lock
+//   dict.zr      the zstd dictionary (zstd_dict stores only)
+//   {id}.loc     record-table segment id: 2^28 RecordLocs of 16 bytes
+//   {id}.chunk   record data; chunks 0..=tail_chunk exist
+//
+// Physical header (meta.zr), little-endian, every field byte-aligned:
+//
+//   offset  size  field
+//        0     4  magic        "ZREC"
+//        4     1  version      1
+//        5     1  codec        codec tag (0 raw, 1 zstd, 2 zstd_dict)
+//        6     4  tail_chunk   the chunk holding the write frontier
+//       10     4  tail_offset  the frontier's offset in that chunk
+//       14     8  length       physical record count
+//       22    10  reserved     zero
+//
+// RecordLoc (in {id}.loc at (index mod 2^28) * 16), little-endian:
+//
+//   offset  size  field
+//        0     4  offset        the record's offset in its chunk
+//        4     4  phys_length   bytes stored (the codec's frame)
+//        8     4  logic_length  bytes the record decodes to
+//       12     4  chunk_id      the chunk holding it
+//
+// Every entry below `length` is live (deletion swaps the tail into the
+// hole), so there is no liveness flag; a record never straddles chunks.
+
+#ifndef LOADERX_SRC_STORE_FORMAT_H_
+#define LOADERX_SRC_STORE_FORMAT_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace loaderx::store_format {
+
+inline constexpr char kMagic[4] = {'Z', 'R', 'E', 'C'};
+inline constexpr uint8_t kVersion = 1;
+inline constexpr size_t kHeaderBytes = 32;
+inline constexpr size_t kRecordLocBytes = 16;
+
+// Record-table segments hold 2^28 entries (4 GiB of address range each).
+inline constexpr int kSegmentShift = 28;
+inline constexpr uint64_t kEntriesPerSegment = uint64_t{1} << kSegmentShift;
+
+// A chunk's offsets are 32-bit; a record is at most 2^31 bytes.
+inline constexpr uint64_t kChunkCapacity = uint64_t{1} << 32;
+inline constexpr uint64_t kMaxRecordBytes = uint64_t{1} << 31;
+
+inline constexpr absl::string_view kHeaderFile = "meta.zr";
+inline constexpr absl::string_view kDictionaryFile = "dict.zr";
+
+struct PhysicalHeader {
+  uint8_t codec = 0;
+  uint32_t tail_chunk = 0;
+  uint32_t tail_offset = 0;
+  uint64_t length = 0;
+
+  friend bool operator==(const PhysicalHeader&,
+                         const PhysicalHeader&) = default;
+};
+
+struct RecordLoc {
+  uint32_t offset = 0;
+  uint32_t phys_length = 0;
+  uint32_t logic_length = 0;
+  uint32_t chunk_id = 0;
+
+  friend bool operator==(const RecordLoc&, const RecordLoc&) = default;
+};
+
+std::array<char, kHeaderBytes> EncodeHeader(const PhysicalHeader& header);
+
+// DataLoss naming `path` if `bytes` is not a version-1 header: wrong size,
+// wrong magic (not a loaderx store), unknown version, nonzero reserved bytes.
+absl::StatusOr<PhysicalHeader> DecodeHeader(absl::string_view bytes,
+                                            absl::string_view path);
+
+void EncodeRecordLoc(const RecordLoc& loc, char* out);
+RecordLoc DecodeRecordLoc(const char* bytes);
+
+inline uint64_t SegmentOf(uint64_t index) { return index >> kSegmentShift; }
+inline uint64_t OffsetInSegment(uint64_t index) {
+  return (index & (kEntriesPerSegment - 1)) * kRecordLocBytes;
+}
+
+std::string SegmentFileName(uint64_t segment);  // "{segment}.loc"
+std::string ChunkFileName(uint64_t chunk);      // "{chunk}.chunk"
+
+}  // namespace loaderx::store_format
+
+#endif  // LOADERX_SRC_STORE_FORMAT_H_
