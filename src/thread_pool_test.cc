@@ -1,0 +1,54 @@
+#include "src/thread_pool.h"
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace loaderx {
+namespace {
+
+TEST(ThreadPoolTest, RunsEveryShardExactlyOnce) {
+  for (int workers : {0, 1, 3}) {
+    ThreadPool pool(workers);
+    EXPECT_EQ(pool.concurrency(), workers + 1);
+    for (int shards : {0, 1, 2, 7, 100}) {
+      std::vector<std::atomic<int>> runs(shards);
+      pool.ParallelFor(shards, [&](int shard) { runs[shard]++; });
+      for (int i = 0; i < shards; ++i) {
+        EXPECT_EQ(runs[i].load(), 1) << workers << " workers, shard " << i;
+      }
+    }
+  }
+}
+
+TEST(ThreadPoolTest, ConcurrentCallsFromManyThreadsAllComplete) {
+  ThreadPool pool(2);
+  std::atomic<long> total{0};
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 4; ++c) {
+    callers.emplace_back([&] {
+      for (int round = 0; round < 50; ++round) {
+        pool.ParallelFor(8, [&](int shard) { total += shard; });
+      }
+    });
+  }
+  for (std::thread& caller : callers) caller.join();
+  EXPECT_EQ(total.load(), 4L * 50 * (0 + 1 + 2 + 3 + 4 + 5 + 6 + 7));
+}
+
+TEST(ThreadPoolTest, ShardsRunInParallelWhenWorkersExist) {
+  // Two shards that each wait for the other to start can only finish if
+  // they run at the same time.
+  ThreadPool pool(1);
+  std::atomic<int> started{0};
+  pool.ParallelFor(2, [&](int) {
+    started++;
+    while (started.load() < 2) std::this_thread::yield();
+  });
+  EXPECT_EQ(started.load(), 2);
+}
+
+}  // namespace
+}  // namespace loaderx
