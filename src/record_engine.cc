@@ -1,0 +1,591 @@
+#include "src/record_engine.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "loaderx/codec_registry.h"
+#include "src/path.h"
+#include "src/status_macros.h"
+
+namespace loaderx {
+namespace {
+
+using store_format::kChunkCapacity;
+using store_format::kHeaderBytes;
+using store_format::kMaxRecordBytes;
+using store_format::kRecordLocBytes;
+using store_format::OffsetInSegment;
+using store_format::PhysicalHeader;
+using store_format::RecordLoc;
+using store_format::SegmentOf;
+
+int WorkerThreads(int requested) {
+  const int threads =
+      requested > 0 ? requested
+                    : static_cast<int>(std::thread::hardware_concurrency());
+  return std::max(threads, 1) - 1;  // The calling thread is one of them.
+}
+
+// Shards for `count` items: enough to use every thread, none too small to
+// be worth handing over.
+int ShardsFor(uint64_t count, int concurrency, uint64_t min_per_shard) {
+  const uint64_t useful = std::max<uint64_t>(1, count / min_per_shard);
+  return static_cast<int>(std::min<uint64_t>(useful, concurrency));
+}
+
+absl::Status CheckRecordSize(uint64_t size, uint64_t index) {
+  if (size == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "record ", index, " of the batch is empty; records must be nonempty"));
+  }
+  if (size > kMaxRecordBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("record ", index, " of the batch has ", size,
+                     " bytes; a record is at most 2^31"));
+  }
+  return absl::OkStatus();
+}
+
+// Loads a store's codec: its tag from the header, its dictionary from
+// dict.zr when present. A dictionary where the codec takes none, or none
+// where it needs one, is a damaged store.
+absl::StatusOr<std::unique_ptr<Codec>> LoadCodec(Vfs& vfs,
+                                                 const std::string& directory,
+                                                 uint8_t tag) {
+  const std::string dictionary_path =
+      JoinPath(directory, store_format::kDictionaryFile);
+  CodecOptions options;
+  LOADERX_ASSIGN_OR_RETURN(bool has_dictionary, vfs.Exists(dictionary_path));
+  if (has_dictionary) {
+    LOADERX_ASSIGN_OR_RETURN(options.dictionary,
+                             ReadFileToString(vfs, dictionary_path));
+  }
+  absl::StatusOr<std::unique_ptr<Codec>> codec = CreateCodecByTag(tag, options);
+  if (!codec.ok()) {
+    return absl::DataLossError(
+        absl::StrCat(directory, ": cannot load the store's codec (tag ", tag,
+                     has_dictionary ? ", with" : ", without",
+                     " dict.zr): ", codec.status().message()));
+  }
+  return codec;
+}
+
+}  // namespace
+
+RecordEngine::RecordEngine(std::unique_ptr<StoreFiles> files,
+                           std::unique_ptr<Codec> codec,
+                           const RecordEngineOptions& options,
+                           const PhysicalHeader& header)
+    : files_(std::move(files)),
+      codec_(std::move(codec)),
+      raw_(codec_->tag() == static_cast<uint8_t>(CodecTag::kRaw)),
+      flush_bytes_(std::max<uint64_t>(options.flush_bytes, 1)),
+      chunk_capacity_(
+          std::clamp<uint64_t>(options.chunk_capacity, 1, kChunkCapacity - 1)),
+      pool_(WorkerThreads(options.threads)),
+      header_(header),
+      length_(header.length) {}
+
+RecordEngine::~RecordEngine() = default;
+
+absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Create(
+    Vfs& vfs, absl::string_view directory, const RecordEngineOptions& options) {
+  absl::StatusOr<std::unique_ptr<Codec>> codec =
+      CreateCodec(options.codec, options.codec_options);
+  if (absl::IsNotFound(codec.status())) {
+    return absl::InvalidArgumentError(codec.status().message());
+  }
+  LOADERX_RETURN_IF_ERROR(codec.status());
+
+  const std::string dir(directory);
+  LOADERX_ASSIGN_OR_RETURN(bool existed, vfs.Exists(dir));
+  if (!existed) LOADERX_RETURN_IF_ERROR(vfs.CreateDirectory(dir));
+  const std::string meta_path = JoinPath(dir, store_format::kHeaderFile);
+  absl::StatusOr<std::unique_ptr<VfsFile>> meta =
+      vfs.Open(meta_path, OpenMode::kCreateExclusive);
+  if (absl::IsAlreadyExists(meta.status())) {
+    return absl::AlreadyExistsError(
+        absl::StrCat(dir, " already holds a store"));
+  }
+  LOADERX_RETURN_IF_ERROR(meta.status());
+
+  auto files = std::make_unique<StoreFiles>(vfs, dir, *std::move(meta));
+  PhysicalHeader header;
+  header.codec = (*codec)->tag();
+  absl::Status created = [&]() -> absl::Status {
+    LOADERX_RETURN_IF_ERROR(files->meta().TryLock());
+    // meta.zr stays empty, so not a valid store, until everything it
+    // depends on is durable.
+    if ((*codec)->uses_dictionary()) {
+      LOADERX_RETURN_IF_ERROR(
+          WriteStringToFile(vfs, files->PathOf(store_format::kDictionaryFile),
+                            options.codec_options.dictionary, /*sync=*/true));
+    }
+    LOADERX_RETURN_IF_ERROR(files->CreateChunk(0));
+    files->MarkChunkWritten(0);
+    const auto bytes = store_format::EncodeHeader(header);
+    LOADERX_RETURN_IF_ERROR(files->meta().WriteAt(
+        0, absl::string_view(bytes.data(), bytes.size())));
+    return files->SyncWritten();
+  }();
+  if (!created.ok() && !IsBusy(created)) {
+    // Leave nothing behind that looks like a (broken) store. Best effort:
+    // the creation error is what the caller needs to see. (Busy means
+    // another handle raced us to this store: its files are not ours.)
+    files.reset();
+    const std::string leftovers[] = {std::string(store_format::kHeaderFile),
+                                     std::string(store_format::kDictionaryFile),
+                                     store_format::ChunkFileName(0)};
+    for (const std::string& name : leftovers) {
+      (void)vfs.Remove(JoinPath(dir, name));
+    }
+    if (!existed) (void)vfs.RemoveDirectory(dir);
+  }
+  LOADERX_RETURN_IF_ERROR(created);
+  return std::unique_ptr<RecordEngine>(
+      new RecordEngine(std::move(files), *std::move(codec), options, header));
+}
+
+absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Open(
+    Vfs& vfs, absl::string_view directory, const RecordEngineOptions& options) {
+  const std::string dir(directory);
+  const std::string meta_path = JoinPath(dir, store_format::kHeaderFile);
+  absl::StatusOr<std::unique_ptr<VfsFile>> meta =
+      vfs.Open(meta_path, OpenMode::kReadWrite);
+  if (absl::IsNotFound(meta.status())) {
+    return absl::NotFoundError(
+        absl::StrCat("no store at ", dir, " (", meta.status().message(), ")"));
+  }
+  LOADERX_RETURN_IF_ERROR(meta.status());
+  LOADERX_RETURN_IF_ERROR((*meta)->TryLock());
+
+  LOADERX_ASSIGN_OR_RETURN(uint64_t meta_size, (*meta)->Size());
+  std::string bytes(std::min<uint64_t>(meta_size, kHeaderBytes + 1), '\0');
+  LOADERX_RETURN_IF_ERROR((*meta)->ReadAt(0, absl::MakeSpan(bytes)));
+  LOADERX_ASSIGN_OR_RETURN(PhysicalHeader header,
+                           store_format::DecodeHeader(bytes, meta_path));
+  LOADERX_ASSIGN_OR_RETURN(std::unique_ptr<Codec> codec,
+                           LoadCodec(vfs, dir, header.codec));
+
+  auto files = std::make_unique<StoreFiles>(vfs, dir, *std::move(meta));
+  for (uint64_t chunk = 0; chunk <= header.tail_chunk; ++chunk) {
+    LOADERX_RETURN_IF_ERROR(files->OpenChunk(chunk));
+  }
+  LOADERX_ASSIGN_OR_RETURN(VfsFile * tail, files->Chunk(header.tail_chunk));
+  LOADERX_ASSIGN_OR_RETURN(uint64_t tail_size, tail->Size());
+  if (tail_size < header.tail_offset) {
+    return absl::DataLossError(
+        absl::StrCat(tail->path(), " has ", tail_size,
+                     " bytes but the header's frontier is at ",
+                     header.tail_offset, " (damaged store)"));
+  }
+  if (header.length > 0) {
+    const uint64_t last = header.length - 1;
+    for (uint64_t segment = 0; segment <= SegmentOf(last); ++segment) {
+      LOADERX_RETURN_IF_ERROR(files->OpenSegment(segment));
+    }
+    LOADERX_ASSIGN_OR_RETURN(VfsFile * segment,
+                             files->Segment(SegmentOf(last)));
+    LOADERX_ASSIGN_OR_RETURN(uint64_t segment_size, segment->Size());
+    if (segment_size < OffsetInSegment(last) + kRecordLocBytes) {
+      return absl::DataLossError(
+          absl::StrCat(segment->path(), " is too short for ", header.length,
+                       " records (damaged store)"));
+    }
+  }
+  return std::unique_ptr<RecordEngine>(
+      new RecordEngine(std::move(files), std::move(codec), options, header));
+}
+
+absl::StatusOr<uint64_t> RecordEngine::AppendFixed(absl::string_view data,
+                                                   uint64_t count,
+                                                   uint64_t width) {
+  if (count == 0) {
+    return absl::InvalidArgumentError("append: a batch needs records");
+  }
+  LOADERX_RETURN_IF_ERROR(CheckRecordSize(width, 0));
+  if (data.size() / width != count || data.size() % width != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("append: ", count, " records of ", width, " bytes need ",
+                     count * width, " bytes, got ", data.size()));
+  }
+  std::vector<absl::string_view> records(count);
+  for (uint64_t i = 0; i < count; ++i) {
+    records[i] = data.substr(i * width, width);
+  }
+  return AppendVariable(records);
+}
+
+absl::StatusOr<uint64_t> RecordEngine::AppendVariable(
+    absl::Span<const absl::string_view> records) {
+  if (records.empty()) {
+    return absl::InvalidArgumentError("append: a batch needs records");
+  }
+  for (size_t i = 0; i < records.size(); ++i) {
+    LOADERX_RETURN_IF_ERROR(CheckRecordSize(records[i].size(), i));
+  }
+  LOADERX_ASSIGN_OR_RETURN(std::vector<Frame> frames, Encode(records));
+  return Commit(frames);
+}
+
+absl::StatusOr<std::vector<RecordEngine::Frame>> RecordEngine::Encode(
+    absl::Span<const absl::string_view> records) {
+  std::vector<Frame> frames(records.size());
+  if (raw_) {
+    for (size_t i = 0; i < records.size(); ++i) {
+      frames[i].borrowed = records[i];
+      frames[i].original_size = records[i].size();
+    }
+    return frames;
+  }
+  // Each shard compresses a contiguous block with one reused context.
+  const int shards = ShardsFor(records.size(), pool_.concurrency(), 4);
+  std::vector<absl::Status> results(shards);
+  pool_.ParallelFor(shards, [&](int shard) {
+    const size_t begin = records.size() * shard / shards;
+    const size_t end = records.size() * (shard + 1) / shards;
+    absl::StatusOr<std::unique_ptr<CompressionContext>> context =
+        codec_->NewCompressionContext();
+    if (!context.ok()) {
+      results[shard] = context.status();
+      return;
+    }
+    for (size_t i = begin; i < end; ++i) {
+      Frame& frame = frames[i];
+      frame.owned.resize(codec_->CompressBound(records[i].size()));
+      absl::StatusOr<size_t> size =
+          (*context)->Compress(records[i], absl::MakeSpan(frame.owned));
+      if (!size.ok()) {
+        results[shard] = size.status();
+        return;
+      }
+      frame.owned.resize(*size);
+      frame.owned.shrink_to_fit();
+      frame.original_size = records[i].size();
+    }
+  });
+  for (const absl::Status& result : results) LOADERX_RETURN_IF_ERROR(result);
+  return frames;
+}
+
+absl::StatusOr<uint64_t> RecordEngine::Commit(
+    const std::vector<Frame>& frames) {
+  std::lock_guard lock(writer_mu_);
+  // Place every frame at the frontier, rolling over to a fresh chunk when
+  // one would not fit: a record never straddles chunks.
+  PhysicalHeader next = header_;
+  std::vector<RecordLoc> locs(frames.size());
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const uint64_t size = frames[i].stored().size();
+    if (next.tail_offset > 0 && next.tail_offset + size > chunk_capacity_) {
+      ++next.tail_chunk;
+      next.tail_offset = 0;
+    }
+    locs[i] = RecordLoc{next.tail_offset, static_cast<uint32_t>(size),
+                        static_cast<uint32_t>(frames[i].original_size),
+                        next.tail_chunk};
+    next.tail_offset += size;
+  }
+  next.length += frames.size();
+
+  LOADERX_RETURN_IF_ERROR(WritePayloads(frames, locs));
+  LOADERX_RETURN_IF_ERROR(WriteLocs(header_.length, locs));
+  LOADERX_RETURN_IF_ERROR(WriteHeader(next));
+  const uint64_t first = header_.length;
+  header_ = next;
+  length_.store(next.length, std::memory_order_release);
+  return first;
+}
+
+absl::Status RecordEngine::WritePayloads(const std::vector<Frame>& frames,
+                                         const std::vector<RecordLoc>& locs) {
+  // Contiguous frames in one chunk go out in vectored writes of at most
+  // `flush_bytes_`, whatever the caller's batch and record sizes.
+  size_t begin = 0;
+  while (begin < frames.size()) {
+    const uint32_t chunk_id = locs[begin].chunk_id;
+    if (chunk_id >= files_->chunk_count()) {
+      LOADERX_RETURN_IF_ERROR(files_->CreateChunk(chunk_id));
+    }
+    LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, files_->Chunk(chunk_id));
+    std::vector<absl::string_view> pieces;
+    uint64_t bytes = 0;
+    size_t end = begin;
+    while (end < frames.size() && locs[end].chunk_id == chunk_id &&
+           (pieces.empty() || bytes + locs[end].phys_length <= flush_bytes_)) {
+      pieces.push_back(frames[end].stored());
+      bytes += locs[end].phys_length;
+      ++end;
+    }
+    LOADERX_RETURN_IF_ERROR(chunk->WriteVectorAt(locs[begin].offset, pieces));
+    files_->MarkChunkWritten(chunk_id);
+    begin = end;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RecordEngine::WriteLocs(uint64_t first,
+                                     absl::Span<const RecordLoc> locs) {
+  // One write per segment the range touches.
+  uint64_t index = first;
+  size_t done = 0;
+  while (done < locs.size()) {
+    const uint64_t segment_id = SegmentOf(index);
+    const uint64_t room = store_format::kEntriesPerSegment -
+                          OffsetInSegment(index) / kRecordLocBytes;
+    const size_t count = std::min<uint64_t>(room, locs.size() - done);
+    std::string bytes(count * kRecordLocBytes, '\0');
+    for (size_t i = 0; i < count; ++i) {
+      store_format::EncodeRecordLoc(locs[done + i],
+                                    &bytes[i * kRecordLocBytes]);
+    }
+    if (segment_id >= files_->segment_count()) {
+      LOADERX_RETURN_IF_ERROR(files_->CreateSegment(segment_id));
+    }
+    LOADERX_ASSIGN_OR_RETURN(VfsFile * segment, files_->Segment(segment_id));
+    LOADERX_RETURN_IF_ERROR(segment->WriteAt(OffsetInSegment(index), bytes));
+    files_->MarkSegmentWritten(segment_id);
+    index += count;
+    done += count;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RecordEngine::WriteHeader(const PhysicalHeader& header) {
+  const auto bytes = store_format::EncodeHeader(header);
+  return files_->meta().WriteAt(0,
+                                absl::string_view(bytes.data(), bytes.size()));
+}
+
+absl::Status RecordEngine::CheckIndices(
+    absl::Span<const uint64_t> indices) const {
+  const uint64_t n = length();
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] >= n) {
+      return absl::OutOfRangeError(
+          absl::StrCat("index ", indices[i], " (position ", i,
+                       ") is out of range for ", n, " records"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<RecordLoc> RecordEngine::ReadLoc(uint64_t index) const {
+  LOADERX_ASSIGN_OR_RETURN(VfsFile * segment,
+                           files_->Segment(SegmentOf(index)));
+  char bytes[kRecordLocBytes];
+  LOADERX_RETURN_IF_ERROR(
+      segment->ReadAt(OffsetInSegment(index), absl::MakeSpan(bytes)));
+  return store_format::DecodeRecordLoc(bytes);
+}
+
+absl::Status RecordEngine::GatherFixed(absl::Span<const uint64_t> indices,
+                                       uint64_t width,
+                                       absl::Span<char> destination) const {
+  if (width == 0 || destination.size() / width != indices.size() ||
+      destination.size() % width != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("gather: ", indices.size(), " records of ", width,
+                     " bytes need ", indices.size() * width,
+                     " bytes, the destination has ", destination.size()));
+  }
+  std::vector<absl::Span<char>> slots(indices.size());
+  for (size_t i = 0; i < indices.size(); ++i) {
+    slots[i] = destination.subspan(i * width, width);
+  }
+  return Gather(indices, slots, /*fixed=*/true);
+}
+
+absl::Status RecordEngine::GatherVariable(
+    absl::Span<const uint64_t> indices,
+    absl::Span<const absl::Span<char>> destinations) const {
+  if (destinations.size() != indices.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("gather: ", indices.size(), " indices but ",
+                     destinations.size(), " destinations"));
+  }
+  return Gather(indices, destinations, /*fixed=*/false);
+}
+
+absl::StatusOr<std::vector<uint64_t>> RecordEngine::RecordSizes(
+    absl::Span<const uint64_t> indices) const {
+  LOADERX_RETURN_IF_ERROR(CheckIndices(indices));
+  std::vector<uint64_t> sizes(indices.size());
+  for (size_t i = 0; i < indices.size(); ++i) {
+    LOADERX_ASSIGN_OR_RETURN(RecordLoc loc, ReadLoc(indices[i]));
+    sizes[i] = loc.logic_length;
+  }
+  return sizes;
+}
+
+absl::Status RecordEngine::Gather(
+    absl::Span<const uint64_t> indices,
+    absl::Span<const absl::Span<char>> destinations, bool fixed) const {
+  LOADERX_RETURN_IF_ERROR(CheckIndices(indices));
+  // Contiguous blocks per shard keep each worker's reads sequential in the
+  // batch; each shard reuses one decompression context and staging buffer.
+  const int shards = ShardsFor(indices.size(), pool_.concurrency(), 8);
+  std::vector<absl::Status> results(shards);
+  pool_.ParallelFor(shards, [&](int shard) {
+    const size_t begin = indices.size() * shard / shards;
+    const size_t end = indices.size() * (shard + 1) / shards;
+    std::unique_ptr<DecompressionContext> context;
+    if (!raw_) {
+      absl::StatusOr<std::unique_ptr<DecompressionContext>> created =
+          codec_->NewDecompressionContext();
+      if (!created.ok()) {
+        results[shard] = created.status();
+        return;
+      }
+      context = *std::move(created);
+    }
+    std::string staging;
+    for (size_t i = begin; i < end; ++i) {
+      absl::Status status =
+          GatherOne(indices[i], destinations[i], fixed, context.get(), staging);
+      if (!status.ok()) {
+        results[shard] = status;
+        return;
+      }
+    }
+  });
+  for (const absl::Status& result : results) LOADERX_RETURN_IF_ERROR(result);
+  return absl::OkStatus();
+}
+
+absl::Status RecordEngine::GatherOne(uint64_t index,
+                                     absl::Span<char> destination, bool fixed,
+                                     DecompressionContext* context,
+                                     std::string& staging) const {
+  LOADERX_ASSIGN_OR_RETURN(RecordLoc loc, ReadLoc(index));
+  if (loc.logic_length != destination.size()) {
+    if (fixed) {
+      return absl::DataLossError(absl::StrCat(
+          "record ", index, " has ", loc.logic_length,
+          " bytes, not the store's record width ", destination.size()));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("gather: record ", index, " has ", loc.logic_length,
+                     " bytes, its destination ", destination.size()));
+  }
+  LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, files_->Chunk(loc.chunk_id));
+  absl::Status read;
+  if (raw_) {
+    if (loc.phys_length != loc.logic_length) {
+      return absl::DataLossError(
+          absl::StrCat("record ", index, " stores ", loc.phys_length,
+                       " bytes for a raw record of ", loc.logic_length));
+    }
+    read = chunk->ReadAt(loc.offset, destination);
+  } else {
+    staging.resize(loc.phys_length);
+    read = chunk->ReadAt(loc.offset, absl::MakeSpan(staging));
+    if (read.ok()) {
+      read = context->Decompress(staging, destination);
+      if (!read.ok()) {
+        return absl::DataLossError(
+            absl::StrCat("record ", index, ": ", read.message()));
+      }
+    }
+  }
+  if (absl::IsOutOfRange(read)) {
+    return absl::DataLossError(absl::StrCat("record ", index,
+                                            " lies past the end of ",
+                                            chunk->path(), " (damaged store)"));
+  }
+  return read;
+}
+
+absl::Status RecordEngine::Delete(absl::Span<const uint64_t> indices) {
+  std::lock_guard lock(writer_mu_);
+  LOADERX_RETURN_IF_ERROR(CheckIndices(indices));
+  std::vector<uint64_t> doomed(indices.begin(), indices.end());
+  std::sort(doomed.begin(), doomed.end(), std::greater<>());
+  for (size_t i = 1; i < doomed.size(); ++i) {
+    if (doomed[i] == doomed[i - 1]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "delete: index ", doomed[i], " is listed more than once"));
+    }
+  }
+  if (doomed.empty()) return absl::OkStatus();
+
+  // Swap-last in descending order: each move pulls from a slot no later
+  // target refers to. `moved` holds the entries rewritten so far.
+  std::map<uint64_t, RecordLoc> moved;
+  uint64_t length = header_.length;
+  for (uint64_t target : doomed) {
+    const uint64_t last = --length;
+    if (target == last) {
+      moved.erase(last);
+      continue;
+    }
+    RecordLoc loc;
+    if (auto it = moved.find(last); it != moved.end()) {
+      loc = it->second;
+      moved.erase(it);
+    } else {
+      LOADERX_ASSIGN_OR_RETURN(loc, ReadLoc(last));
+    }
+    moved[target] = loc;
+  }
+  for (const auto& [index, loc] : moved) {
+    LOADERX_RETURN_IF_ERROR(WriteLocs(index, absl::MakeConstSpan(&loc, 1)));
+  }
+  PhysicalHeader next = header_;
+  next.length = length;
+  LOADERX_RETURN_IF_ERROR(WriteHeader(next));
+  header_ = next;
+  length_.store(next.length, std::memory_order_release);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<RecordEngineStats> RecordEngine::Stats() const {
+  RecordEngineStats stats;
+  stats.records = length();
+  // Read the record table a segment range at a time.
+  constexpr uint64_t kBlock = 1 << 16;
+  std::string bytes;
+  for (uint64_t first = 0; first < stats.records; first += kBlock) {
+    const uint64_t count = std::min(kBlock, stats.records - first);
+    const uint64_t last = first + count - 1;
+    for (uint64_t index = first; index <= last;) {
+      const uint64_t in_segment = std::min(
+          last + 1 - index, store_format::kEntriesPerSegment -
+                                OffsetInSegment(index) / kRecordLocBytes);
+      LOADERX_ASSIGN_OR_RETURN(VfsFile * segment,
+                               files_->Segment(SegmentOf(index)));
+      bytes.resize(in_segment * kRecordLocBytes);
+      LOADERX_RETURN_IF_ERROR(
+          segment->ReadAt(OffsetInSegment(index), absl::MakeSpan(bytes)));
+      for (uint64_t i = 0; i < in_segment; ++i) {
+        stats.live_bytes +=
+            store_format::DecodeRecordLoc(&bytes[i * kRecordLocBytes])
+                .phys_length;
+      }
+      index += in_segment;
+    }
+  }
+  for (uint64_t id = 0; id < files_->chunk_count(); ++id) {
+    LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, files_->Chunk(id));
+    LOADERX_ASSIGN_OR_RETURN(uint64_t size, chunk->Size());
+    stats.chunk_bytes += size;
+  }
+  stats.reclaimable = stats.chunk_bytes > stats.live_bytes
+                          ? stats.chunk_bytes - stats.live_bytes
+                          : 0;
+  return stats;
+}
+
+absl::Status RecordEngine::Sync() {
+  std::lock_guard lock(writer_mu_);
+  return files_->SyncWritten();
+}
+
+}  // namespace loaderx

@@ -1,0 +1,382 @@
+#include "src/record_engine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "loaderx/vfs_registry.h"
+#include "src/status_macros.h"
+#include "tests/concurrency.h"
+#include "tests/status_testing.h"
+#include "vfs/fault/fault_vfs.h"
+
+namespace loaderx {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// Record i of a test data set: `width` bytes that name i, so a record read
+// from the wrong place cannot pass for the right one.
+std::string RecordFor(uint64_t i, size_t width) {
+  std::string record = absl::StrCat("record-", i, "-");
+  while (record.size() < width) record += static_cast<char>('a' + i % 26);
+  record.resize(width);
+  return record;
+}
+
+// Pseudo-random bytes: incompressible, so every codec stores about `width`.
+std::string NoiseRecordFor(uint64_t i, size_t width) {
+  std::mt19937_64 random(i);
+  std::string record(width, '\0');
+  for (char& c : record) c = static_cast<char>(random());
+  return record;
+}
+
+std::string VariableRecordFor(uint64_t i) {
+  return RecordFor(i, 1 + (i * 37) % 300);
+}
+
+RecordEngineOptions WithCodec(const std::string& codec) {
+  RecordEngineOptions options;
+  options.codec = codec;
+  if (codec == "zstd_dict") {
+    for (int i = 0; i < 50; ++i)
+      options.codec_options.dictionary += RecordFor(i, 64);
+  }
+  return options;
+}
+
+class RecordEngineTest : public testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    ASSERT_OK_AND_ASSIGN(vfs_, CreateVfs("memory"));
+    ASSERT_OK(vfs_->CreateDirectory("/data"));
+  }
+
+  std::unique_ptr<RecordEngine> CreateStore(RecordEngineOptions options = {}) {
+    options.codec = WithCodec(GetParam()).codec;
+    options.codec_options = WithCodec(GetParam()).codec_options;
+    auto engine = RecordEngine::Create(*vfs_, "/data/store", options);
+    EXPECT_TRUE(engine.ok()) << engine.status();
+    return engine.ok() ? *std::move(engine) : nullptr;
+  }
+
+  std::unique_ptr<RecordEngine> Reopen() {
+    auto engine = RecordEngine::Open(*vfs_, "/data/store");
+    EXPECT_TRUE(engine.ok()) << engine.status();
+    return engine.ok() ? *std::move(engine) : nullptr;
+  }
+
+  // Appends records [first, first + count) of `width` bytes.
+  void AppendFixed(RecordEngine& engine, uint64_t first, uint64_t count,
+                   size_t width) {
+    std::string data;
+    for (uint64_t i = first; i < first + count; ++i)
+      data += RecordFor(i, width);
+    ASSERT_OK_AND_ASSIGN(uint64_t at, engine.AppendFixed(data, count, width));
+    EXPECT_EQ(at, first);
+  }
+
+  std::string GatherFixed(const RecordEngine& engine,
+                          std::vector<uint64_t> indices, size_t width) {
+    std::string out(indices.size() * width, '\0');
+    absl::Status status =
+        engine.GatherFixed(indices, width, absl::MakeSpan(out));
+    EXPECT_TRUE(status.ok()) << status;
+    return out;
+  }
+
+  std::vector<std::string> GatherVariable(const RecordEngine& engine,
+                                          std::vector<uint64_t> indices) {
+    auto sizes = engine.RecordSizes(indices);
+    EXPECT_TRUE(sizes.ok()) << sizes.status();
+    std::vector<std::string> out;
+    for (uint64_t size : sizes.value_or(std::vector<uint64_t>{})) {
+      out.emplace_back(size, '\0');
+    }
+    std::vector<absl::Span<char>> slots;
+    for (std::string& record : out) slots.push_back(absl::MakeSpan(record));
+    absl::Status status = engine.GatherVariable(indices, slots);
+    EXPECT_TRUE(status.ok()) << status;
+    return out;
+  }
+
+  std::unique_ptr<Vfs> vfs_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Codecs, RecordEngineTest,
+                         testing::Values("raw", "zstd", "zstd_dict"));
+
+TEST_P(RecordEngineTest, FixedRecordsRoundTripInAnyOrder) {
+  auto engine = CreateStore();
+  ASSERT_NE(engine, nullptr);
+  EXPECT_EQ(engine->length(), 0u);
+  AppendFixed(*engine, 0, 100, 48);
+  AppendFixed(*engine, 100, 1, 48);
+  EXPECT_EQ(engine->length(), 101u);
+  const std::vector<uint64_t> indices = {100, 0, 57, 57, 3};
+  std::string expected;
+  for (uint64_t i : indices) expected += RecordFor(i, 48);
+  EXPECT_EQ(GatherFixed(*engine, indices, 48), expected);
+  EXPECT_EQ(engine->codec().name(), GetParam());
+}
+
+TEST_P(RecordEngineTest, VariableRecordsKeepTheirSizes) {
+  auto engine = CreateStore();
+  ASSERT_NE(engine, nullptr);
+  std::vector<std::string> records;
+  for (uint64_t i = 0; i < 200; ++i) records.push_back(VariableRecordFor(i));
+  std::vector<absl::string_view> views(records.begin(), records.end());
+  ASSERT_OK_AND_ASSIGN(uint64_t first, engine->AppendVariable(views));
+  EXPECT_EQ(first, 0u);
+  EXPECT_THAT(GatherVariable(*engine, {199, 0, 13}),
+              ElementsAre(records[199], records[0], records[13]));
+  ASSERT_OK_AND_ASSIGN(auto sizes, engine->RecordSizes({5, 6}));
+  EXPECT_THAT(sizes, ElementsAre(records[5].size(), records[6].size()));
+}
+
+TEST_P(RecordEngineTest, ReopenedStoreHasEverything) {
+  {
+    auto engine = CreateStore();
+    ASSERT_NE(engine, nullptr);
+    AppendFixed(*engine, 0, 30, 16);
+    AppendFixed(*engine, 30, 30, 16);
+  }
+  auto engine = Reopen();
+  ASSERT_NE(engine, nullptr);
+  EXPECT_EQ(engine->length(), 60u);
+  EXPECT_EQ(engine->codec().name(), GetParam());
+  EXPECT_EQ(GatherFixed(*engine, {59, 0}, 16),
+            RecordFor(59, 16) + RecordFor(0, 16));
+  AppendFixed(*engine, 60, 5, 16);  // Appending continues at the frontier.
+  EXPECT_EQ(GatherFixed(*engine, {64, 30}, 16),
+            RecordFor(64, 16) + RecordFor(30, 16));
+}
+
+TEST_P(RecordEngineTest, BadAppendsAreRejectedAndChangeNothing) {
+  auto engine = CreateStore();
+  ASSERT_NE(engine, nullptr);
+  AppendFixed(*engine, 0, 3, 8);
+  ASSERT_OK_AND_ASSIGN(auto before, engine->Stats());
+
+  EXPECT_STATUS_CODE(engine->AppendFixed("", 0, 8),
+                     absl::StatusCode::kInvalidArgument);
+  EXPECT_STATUS_CODE(engine->AppendFixed("", 0, 0),
+                     absl::StatusCode::kInvalidArgument);
+  EXPECT_STATUS_CODE(engine->AppendFixed("abcdefg", 1, 8),
+                     absl::StatusCode::kInvalidArgument);
+  EXPECT_STATUS_CODE(engine->AppendFixed("abcdefghi", 1, 8),
+                     absl::StatusCode::kInvalidArgument);
+  std::vector<absl::string_view> with_empty = {"ok", "", "ok"};
+  absl::Status empty = engine->AppendVariable(with_empty).status();
+  EXPECT_EQ(empty.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(empty.message(), HasSubstr("record 1"));
+  EXPECT_STATUS_CODE(engine->AppendVariable({}),
+                     absl::StatusCode::kInvalidArgument);
+
+  EXPECT_EQ(engine->length(), 3u);
+  ASSERT_OK_AND_ASSIGN(auto after, engine->Stats());
+  EXPECT_EQ(after.chunk_bytes, before.chunk_bytes);
+  EXPECT_EQ(GatherFixed(*engine, {2}, 8), RecordFor(2, 8));
+}
+
+TEST_P(RecordEngineTest, BadGathersAreRejected) {
+  auto engine = CreateStore();
+  ASSERT_NE(engine, nullptr);
+  AppendFixed(*engine, 0, 4, 8);
+  std::string out(16, '\0');
+  absl::Status out_of_range =
+      engine->GatherFixed({1, 4}, 8, absl::MakeSpan(out));
+  EXPECT_EQ(out_of_range.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(out_of_range.message(), HasSubstr("index 4"));
+  EXPECT_STATUS_CODE(engine->GatherFixed({1}, 8, absl::MakeSpan(out)),
+                     absl::StatusCode::kInvalidArgument);
+  // A width other than the records' is a store/type mismatch.
+  std::string wide(10, '\0');
+  EXPECT_STATUS_CODE(engine->GatherFixed({1}, 10, absl::MakeSpan(wide)),
+                     absl::StatusCode::kDataLoss);
+  std::string small(3, '\0');
+  std::vector<absl::Span<char>> slots = {absl::MakeSpan(small)};
+  EXPECT_STATUS_CODE(engine->GatherVariable({0}, slots),
+                     absl::StatusCode::kInvalidArgument);
+  EXPECT_STATUS_CODE(engine->RecordSizes({9}), absl::StatusCode::kOutOfRange);
+}
+
+TEST_P(RecordEngineTest, DeleteSwapsTheLastRecordsIn) {
+  auto engine = CreateStore();
+  ASSERT_NE(engine, nullptr);
+  AppendFixed(*engine, 0, 6, 8);
+  ASSERT_OK(engine->Delete({1, 4}));
+  // Descending: 4 takes 5's record, then 1 takes the record now last (5).
+  EXPECT_EQ(engine->length(), 4u);
+  EXPECT_EQ(
+      GatherFixed(*engine, {0, 1, 2, 3}, 8),
+      RecordFor(0, 8) + RecordFor(5, 8) + RecordFor(2, 8) + RecordFor(3, 8));
+  ASSERT_OK(engine->Delete({3, 2}));  // The tail itself: nothing moves.
+  EXPECT_EQ(GatherFixed(*engine, {0, 1}, 8), RecordFor(0, 8) + RecordFor(5, 8));
+  auto reopened = (engine.reset(), Reopen());
+  ASSERT_NE(reopened, nullptr);
+  EXPECT_EQ(reopened->length(), 2u);
+  EXPECT_EQ(GatherFixed(*reopened, {1}, 8), RecordFor(5, 8));
+}
+
+TEST_P(RecordEngineTest, BadDeletesChangeNothing) {
+  auto engine = CreateStore();
+  ASSERT_NE(engine, nullptr);
+  AppendFixed(*engine, 0, 5, 8);
+  EXPECT_STATUS_CODE(engine->Delete({1, 1}),
+                     absl::StatusCode::kInvalidArgument);
+  EXPECT_STATUS_CODE(engine->Delete({0, 5}), absl::StatusCode::kOutOfRange);
+  EXPECT_OK(engine->Delete({}));
+  EXPECT_EQ(engine->length(), 5u);
+  EXPECT_EQ(GatherFixed(*engine, {0, 1, 4}, 8),
+            RecordFor(0, 8) + RecordFor(1, 8) + RecordFor(4, 8));
+}
+
+TEST_P(RecordEngineTest, StatsCountLiveAndReclaimableBytes) {
+  auto engine = CreateStore();
+  ASSERT_NE(engine, nullptr);
+  AppendFixed(*engine, 0, 10, 100);
+  ASSERT_OK_AND_ASSIGN(auto stats, engine->Stats());
+  EXPECT_EQ(stats.records, 10u);
+  EXPECT_EQ(stats.chunk_bytes, stats.live_bytes);
+  EXPECT_EQ(stats.reclaimable, 0u);
+  if (GetParam() == "raw") {
+    EXPECT_EQ(stats.live_bytes, 1000u);
+  }
+  ASSERT_OK(engine->Delete({0, 1, 2}));
+  ASSERT_OK_AND_ASSIGN(auto after, engine->Stats());
+  EXPECT_EQ(after.records, 7u);
+  EXPECT_EQ(after.chunk_bytes, stats.chunk_bytes);
+  EXPECT_GT(after.reclaimable, 0u);
+  EXPECT_EQ(after.live_bytes + after.reclaimable, after.chunk_bytes);
+}
+
+TEST_P(RecordEngineTest, RecordsNeverStraddleChunks) {
+  RecordEngineOptions options;
+  options.chunk_capacity = 1000;
+  auto engine = CreateStore(options);
+  ASSERT_NE(engine, nullptr);
+  std::string expected;
+  for (uint64_t i = 0; i < 40; ++i) {
+    const std::string record = NoiseRecordFor(i, 300);
+    ASSERT_OK(engine->AppendFixed(record, 1, 300));
+    expected += record;
+  }
+  // About three records fit a chunk; every chunk stays within capacity.
+  ASSERT_OK_AND_ASSIGN(auto names, vfs_->List("/data/store"));
+  uint64_t chunks = 0;
+  for (const std::string& name : names) {
+    if (!absl::EndsWith(name, ".chunk")) continue;
+    ++chunks;
+    ASSERT_OK_AND_ASSIGN(std::string bytes,
+                         ReadFileToString(*vfs_, "/data/store/" + name));
+    EXPECT_LE(bytes.size(), 1000u) << name;
+  }
+  EXPECT_GE(chunks, 13u);
+  engine.reset();
+  engine = Reopen();
+  ASSERT_NE(engine, nullptr);
+  std::vector<uint64_t> all(40);
+  for (uint64_t i = 0; i < 40; ++i) all[i] = i;
+  EXPECT_EQ(GatherFixed(*engine, all, 300), expected);
+}
+
+TEST_P(RecordEngineTest, SecondHandleIsBusyUntilTheFirstCloses) {
+  auto engine = CreateStore();
+  ASSERT_NE(engine, nullptr);
+  absl::Status busy = RecordEngine::Open(*vfs_, "/data/store").status();
+  EXPECT_TRUE(IsBusy(busy)) << busy;
+  engine.reset();
+  EXPECT_OK(RecordEngine::Open(*vfs_, "/data/store"));
+}
+
+TEST_P(RecordEngineTest, CreatingOverAStoreIsRefusedAndKeepsIt) {
+  {
+    auto engine = CreateStore();
+    ASSERT_NE(engine, nullptr);
+    AppendFixed(*engine, 0, 2, 8);
+  }
+  EXPECT_STATUS_CODE(
+      RecordEngine::Create(*vfs_, "/data/store", WithCodec(GetParam())),
+      absl::StatusCode::kAlreadyExists);
+  auto engine = Reopen();
+  ASSERT_NE(engine, nullptr);
+  EXPECT_EQ(engine->length(), 2u);
+}
+
+TEST_P(RecordEngineTest, ConcurrentGathersWhileAppending) {
+  auto engine = CreateStore();
+  ASSERT_NE(engine, nullptr);
+  AppendFixed(*engine, 0, 64, 32);
+  std::atomic<bool> appending{true};
+  std::thread writer([&] {
+    for (uint64_t first = 64; first < 64 + 40 * 16; first += 16) {
+      AppendFixed(*engine, first, 16, 32);
+    }
+    appending = false;
+  });
+  auto reader = [&](int t) -> absl::Status {
+    uint64_t round = 0;
+    while (appending.load() || round < 10) {
+      const uint64_t n = engine->length();
+      std::vector<uint64_t> indices = {n - 1, (round * 7 + t) % n, 0};
+      std::string out(3 * 32, '\0');
+      LOADERX_RETURN_IF_ERROR(
+          engine->GatherFixed(indices, 32, absl::MakeSpan(out)));
+      for (size_t i = 0; i < indices.size(); ++i) {
+        if (out.substr(i * 32, 32) != RecordFor(indices[i], 32)) {
+          return absl::DataLossError(absl::StrCat("record ", indices[i]));
+        }
+      }
+      ++round;
+    }
+    return absl::OkStatus();
+  };
+  std::vector<absl::Status> results = RunOnThreads(3, reader);
+  writer.join();
+  for (const absl::Status& status : results) EXPECT_OK(status);
+  EXPECT_EQ(engine->length(), 64u + 40 * 16);
+}
+
+TEST(RecordEngineFlushTest, RawAppendsGoOutInVectoredWritesOfFlushBytes) {
+  FaultVfs vfs(CreateVfs("memory").value());
+  ASSERT_OK(vfs.CreateDirectory("/s"));
+  RecordEngineOptions options;
+  options.flush_bytes = 4096;
+  ASSERT_OK_AND_ASSIGN(auto engine,
+                       RecordEngine::Create(vfs, "/s/store", options));
+  const int64_t before = vfs.CallCount(VfsOp::kWriteVectorAt);
+  // 100 records of 1000 bytes: four per 4096-byte write, so 25 writes,
+  // whatever the batch size.
+  std::string data(100 * 1000, 'x');
+  ASSERT_OK(engine->AppendFixed(data, 100, 1000));
+  EXPECT_EQ(vfs.CallCount(VfsOp::kWriteVectorAt) - before, 25);
+}
+
+TEST(RecordEngineCodecTest, UnknownCodecIsInvalidArgument) {
+  ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("memory"));
+  RecordEngineOptions options;
+  options.codec = "lz4";
+  absl::Status status = RecordEngine::Create(*vfs, "/store", options).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("zstd"));
+  ASSERT_OK_AND_ASSIGN(bool exists, vfs->Exists("/store"));
+  EXPECT_FALSE(exists);         // Nothing was created.
+  options.codec = "zstd_dict";  // Without its dictionary.
+  EXPECT_STATUS_CODE(RecordEngine::Create(*vfs, "/store", options),
+                     absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace loaderx

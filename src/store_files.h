@@ -1,0 +1,85 @@
+// `StoreFiles` holds the open handles of one store directory: meta.zr
+// (locked for the handle's lifetime), the chunk files and the record-table
+// segments, each list growing as appends need more. It also remembers which
+// files were written or created since the last sync, so a sync touches only
+// those.
+//
+// Thread safety: `Chunk` and `Segment` may be called from many threads
+// while one thread adds files (a shared lock keeps the lists stable); the
+// handles themselves are safe for concurrent positional I/O. The
+// dirty-tracking methods belong to the single writer.
+
+#ifndef LOADERX_SRC_STORE_FILES_H_
+#define LOADERX_SRC_STORE_FILES_H_
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "loaderx/vfs.h"
+
+namespace loaderx {
+
+class StoreFiles {
+ public:
+  StoreFiles(Vfs& vfs, std::string directory, std::unique_ptr<VfsFile> meta)
+      : vfs_(vfs), directory_(std::move(directory)), meta_(std::move(meta)) {}
+
+  VfsFile& meta() { return *meta_; }
+  const std::string& directory() const { return directory_; }
+  std::string PathOf(absl::string_view name) const;
+
+  // The open chunk or segment `id`; DataLoss if the store has no such file
+  // (a record-table entry pointing outside the store).
+  absl::StatusOr<VfsFile*> Chunk(uint64_t id) const;
+  absl::StatusOr<VfsFile*> Segment(uint64_t id) const;
+  uint64_t chunk_count() const;
+  uint64_t segment_count() const;
+
+  // Opens the existing chunk or segment `id` (which must be the next one).
+  absl::Status OpenChunk(uint64_t id);
+  absl::Status OpenSegment(uint64_t id);
+
+  // Makes chunk or segment `id` (the next one, or an existing one, which is
+  // emptied) available for writing, creating its file if needed.
+  absl::Status CreateChunk(uint64_t id);
+  absl::Status CreateSegment(uint64_t id);
+
+  // Dirty tracking for `SyncWritten`.
+  void MarkChunkWritten(uint64_t id) { written_chunks_.insert(id); }
+  void MarkSegmentWritten(uint64_t id) { written_segments_.insert(id); }
+
+  // Syncs the written chunks, then the written segments, then meta.zr, then
+  // (if files were created) the directory.
+  absl::Status SyncWritten();
+
+ private:
+  absl::StatusOr<VfsFile*> Find(
+      const std::vector<std::unique_ptr<VfsFile>>& files, uint64_t id,
+      absl::string_view what) const;
+  absl::Status Add(std::vector<std::unique_ptr<VfsFile>>& files, uint64_t id,
+                   const std::string& name, bool create);
+
+  Vfs& vfs_;
+  const std::string directory_;
+  const std::unique_ptr<VfsFile> meta_;
+
+  mutable std::shared_mutex mu_;
+  std::vector<std::unique_ptr<VfsFile>> chunks_;    // Guarded by `mu_`.
+  std::vector<std::unique_ptr<VfsFile>> segments_;  // Guarded by `mu_`.
+
+  // Single-writer state.
+  std::set<uint64_t> written_chunks_;
+  std::set<uint64_t> written_segments_;
+  bool created_files_ = false;
+};
+
+}  // namespace loaderx
+
+#endif  // LOADERX_SRC_STORE_FILES_H_
