@@ -133,7 +133,11 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Create(
     const auto bytes = store_format::EncodeHeader(header);
     LOADERX_RETURN_IF_ERROR(files->meta().WriteAt(
         0, absl::string_view(bytes.data(), bytes.size())));
-    return files->SyncWritten();
+    LOADERX_RETURN_IF_ERROR(files->SyncWritten());
+    if (existed) return absl::OkStatus();
+    // The store's own directory entry must be durable too.
+    const std::string parent = ParentDirectory(dir);
+    return vfs.SyncDirectory(parent.empty() ? "." : parent);
   }();
   if (!created.ok() && !IsBusy(created)) {
     // Leave nothing behind that looks like a (broken) store. Best effort:

@@ -8,8 +8,9 @@
 // survives the process, and the fault VFS models durability on top of it.
 //
 // Each `CreateVfs("memory")` is a new, empty filesystem in which "/" and the
-// current directory "" exist. Paths are normalised by collapsing repeated
-// slashes and dropping a trailing one; "." and ".." are not interpreted.
+// current directory ("" or ".") exist. Paths are normalised by collapsing
+// repeated slashes and dropping a trailing one; "." and ".." are not
+// interpreted inside a path.
 
 #include <algorithm>
 #include <cstdint>
@@ -48,6 +49,7 @@ std::string Normalize(absl::string_view path) {
     out.push_back(c);
   }
   if (out.size() > 1 && out.back() == '/') out.pop_back();
+  if (out == ".") out.clear();  // The current directory.
   return out;
 }
 
