@@ -1,6 +1,7 @@
 #include "src/record_engine.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -550,32 +551,37 @@ absl::Status RecordEngine::Delete(absl::Span<const uint64_t> indices) {
   return absl::OkStatus();
 }
 
+absl::Status RecordEngine::ForEachLoc(
+    uint64_t count,
+    const std::function<void(uint64_t, const RecordLoc&)>& visit) const {
+  // Read the record table in blocks, one read per segment a block touches.
+  constexpr uint64_t kBlock = 1 << 16;
+  std::string bytes;
+  for (uint64_t index = 0; index < count;) {
+    const uint64_t room = store_format::kEntriesPerSegment -
+                          OffsetInSegment(index) / kRecordLocBytes;
+    const uint64_t n = std::min({kBlock, count - index, room});
+    LOADERX_ASSIGN_OR_RETURN(VfsFile * segment,
+                             files_->Segment(SegmentOf(index)));
+    bytes.resize(n * kRecordLocBytes);
+    LOADERX_RETURN_IF_ERROR(
+        segment->ReadAt(OffsetInSegment(index), absl::MakeSpan(bytes)));
+    for (uint64_t i = 0; i < n; ++i) {
+      visit(index + i,
+            store_format::DecodeRecordLoc(&bytes[i * kRecordLocBytes]));
+    }
+    index += n;
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<RecordEngineStats> RecordEngine::Stats() const {
   RecordEngineStats stats;
   stats.records = length();
-  // Read the record table a segment range at a time.
-  constexpr uint64_t kBlock = 1 << 16;
-  std::string bytes;
-  for (uint64_t first = 0; first < stats.records; first += kBlock) {
-    const uint64_t count = std::min(kBlock, stats.records - first);
-    const uint64_t last = first + count - 1;
-    for (uint64_t index = first; index <= last;) {
-      const uint64_t in_segment = std::min(
-          last + 1 - index, store_format::kEntriesPerSegment -
-                                OffsetInSegment(index) / kRecordLocBytes);
-      LOADERX_ASSIGN_OR_RETURN(VfsFile * segment,
-                               files_->Segment(SegmentOf(index)));
-      bytes.resize(in_segment * kRecordLocBytes);
-      LOADERX_RETURN_IF_ERROR(
-          segment->ReadAt(OffsetInSegment(index), absl::MakeSpan(bytes)));
-      for (uint64_t i = 0; i < in_segment; ++i) {
-        stats.live_bytes +=
-            store_format::DecodeRecordLoc(&bytes[i * kRecordLocBytes])
-                .phys_length;
-      }
-      index += in_segment;
-    }
-  }
+  LOADERX_RETURN_IF_ERROR(
+      ForEachLoc(stats.records, [&](uint64_t, const RecordLoc& loc) {
+        stats.live_bytes += loc.phys_length;
+      }));
   for (uint64_t id = 0; id < files_->chunk_count(); ++id) {
     LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, files_->Chunk(id));
     LOADERX_ASSIGN_OR_RETURN(uint64_t size, chunk->Size());

@@ -31,6 +31,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -127,6 +128,15 @@ class RecordEngine {
 
   absl::StatusOr<RecordEngineStats> Stats() const;
 
+  // Reclaims the bytes deleted records left behind, in place: live records
+  // are repacked in physical order (so none ever moves to a higher address
+  // and no scratch copy is needed), each table entry is rewritten as soon as
+  // its record lands, chunk files past the new frontier are removed and the
+  // last one and the record table are truncated. An interrupted compaction
+  // leaves a consistent store; running it again finishes the job. Offline:
+  // no other call may overlap it. Ends with a `Sync`.
+  absl::Status Compact();
+
   // Makes every committed append and delete durable: chunks, then the
   // record table, then the header.
   absl::Status Sync();
@@ -151,6 +161,11 @@ class RecordEngine {
 
   absl::Status CheckIndices(absl::Span<const uint64_t> indices) const;
   absl::StatusOr<store_format::RecordLoc> ReadLoc(uint64_t index) const;
+  // Calls `visit(index, loc)` for the first `count` table entries, in order.
+  absl::Status ForEachLoc(
+      uint64_t count,
+      const std::function<void(uint64_t, const store_format::RecordLoc&)>&
+          visit) const;
   absl::StatusOr<std::vector<Frame>> Encode(
       absl::Span<const absl::string_view> records);
   absl::StatusOr<uint64_t> Commit(const std::vector<Frame>& frames);

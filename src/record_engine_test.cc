@@ -4,7 +4,6 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "loaderx/vfs_registry.h"
 #include "src/status_macros.h"
 #include "tests/concurrency.h"
+#include "tests/record_testing.h"
 #include "tests/status_testing.h"
 #include "vfs/fault/fault_vfs.h"
 
@@ -24,23 +24,6 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-// Record i of a test data set: `width` bytes that name i, so a record read
-// from the wrong place cannot pass for the right one.
-std::string RecordFor(uint64_t i, size_t width) {
-  std::string record = absl::StrCat("record-", i, "-");
-  while (record.size() < width) record += static_cast<char>('a' + i % 26);
-  record.resize(width);
-  return record;
-}
-
-// Pseudo-random bytes: incompressible, so every codec stores about `width`.
-std::string NoiseRecordFor(uint64_t i, size_t width) {
-  std::mt19937_64 random(i);
-  std::string record(width, '\0');
-  for (char& c : record) c = static_cast<char>(random());
-  return record;
-}
 
 std::string VariableRecordFor(uint64_t i) {
   return RecordFor(i, 1 + (i * 37) % 300);

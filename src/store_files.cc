@@ -96,6 +96,31 @@ absl::Status StoreFiles::CreateSegment(uint64_t id) {
   return Add(segments_, id, store_format::SegmentFileName(id), true);
 }
 
+absl::Status StoreFiles::RemoveFrom(
+    std::vector<std::unique_ptr<VfsFile>>& files, std::set<uint64_t>& written,
+    uint64_t first, std::string (*name)(uint64_t)) {
+  std::unique_lock lock(mu_);
+  while (files.size() > first) {
+    const uint64_t id = files.size() - 1;
+    files.pop_back();  // Close before removing.
+    written.erase(id);
+    absl::Status removed = vfs_.Remove(PathOf(name(id)));
+    if (!removed.ok() && !absl::IsNotFound(removed)) return removed;
+    created_files_ = true;  // The directory changed: sync it.
+  }
+  return absl::OkStatus();
+}
+
+absl::Status StoreFiles::RemoveChunksFrom(uint64_t first) {
+  return RemoveFrom(chunks_, written_chunks_, first,
+                    &store_format::ChunkFileName);
+}
+
+absl::Status StoreFiles::RemoveSegmentsFrom(uint64_t first) {
+  return RemoveFrom(segments_, written_segments_, first,
+                    &store_format::SegmentFileName);
+}
+
 absl::Status StoreFiles::SyncWritten() {
   for (uint64_t id : written_chunks_) {
     LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, Chunk(id));

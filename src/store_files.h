@@ -51,6 +51,10 @@ class StoreFiles {
   absl::Status CreateChunk(uint64_t id);
   absl::Status CreateSegment(uint64_t id);
 
+  // Closes and removes every chunk or segment from `first` on.
+  absl::Status RemoveChunksFrom(uint64_t first);
+  absl::Status RemoveSegmentsFrom(uint64_t first);
+
   // Dirty tracking for `SyncWritten`.
   void MarkChunkWritten(uint64_t id) { written_chunks_.insert(id); }
   void MarkSegmentWritten(uint64_t id) { written_segments_.insert(id); }
@@ -65,6 +69,9 @@ class StoreFiles {
       absl::string_view what) const;
   absl::Status Add(std::vector<std::unique_ptr<VfsFile>>& files, uint64_t id,
                    const std::string& name, bool create);
+  absl::Status RemoveFrom(std::vector<std::unique_ptr<VfsFile>>& files,
+                          std::set<uint64_t>& written, uint64_t first,
+                          std::string (*name)(uint64_t));
 
   Vfs& vfs_;
   const std::string directory_;

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "loaderx/vfs_registry.h"
 #include "src/record_engine.h"
+#include "tests/record_testing.h"
 #include "tests/status_testing.h"
 #include "vfs/fault/fault_vfs.h"
 
@@ -24,16 +25,8 @@ using ::testing::HasSubstr;
 constexpr size_t kWidth = 24;
 constexpr char kStore[] = "/d/store";
 
-std::string RecordFor(uint64_t i) {
-  std::string record = absl::StrCat("record ", i, " ");
-  record.resize(kWidth, static_cast<char>('a' + i % 26));
-  return record;
-}
-
 std::string Records(uint64_t first, uint64_t count) {
-  std::string data;
-  for (uint64_t i = first; i < first + count; ++i) data += RecordFor(i);
-  return data;
+  return RecordsFor(first, count, kWidth);
 }
 
 class RecordEngineFaultTest : public testing::TestWithParam<std::string> {
