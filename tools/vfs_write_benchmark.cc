@@ -17,16 +17,11 @@
 //   bazel run --config=opt //tools:vfs_write_benchmark --
 //       --record_bytes=4096 --total_mib=64 --dir=/tmp   (one line)
 
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <map>
 #include <memory>
 #include <random>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -34,6 +29,7 @@
 #include "benchmark/benchmark.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
+#include "tools/benchmark_support.h"
 
 namespace loaderx {
 namespace {
@@ -157,79 +153,23 @@ void BM_Write(benchmark::State& state, WriteAll write_all, size_t cap_bytes) {
   (void)(*vfs)->Remove(path);
 }
 
-// Prints the usual console output, then each benchmark's throughput as a
-// ratio to the baseline (one write per record).
-// With repetitions, the median is compared.
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  RatioReporter()
-      : ConsoleReporter(isatty(STDOUT_FILENO) ? OO_ColorTabular : OO_Tabular) {}
-
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred) failed_ = true;
-      const bool median =
-          run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
-      if (run.error_occurred ||
-          !(median || run.run_type == Run::RT_Iteration)) {
-        continue;
-      }
-      auto it = run.counters.find("bytes_per_second");
-      if (it == run.counters.end()) continue;
-      const std::string name = run.run_name.function_name;
-      // A median replaces the single runs it summarises.
-      if (median || !medians_.count(name)) throughput_[name] = it->second.value;
-      if (median) medians_.insert(name);
-    }
-  }
-
-  void Finalize() override {
-    ConsoleReporter::Finalize();
-    const std::string baseline = "per_record_pwrite";
-    auto base = throughput_.find(baseline);
-    if (base == throughput_.end() || base->second <= 0) return;
-    std::printf("\nthroughput relative to %s (%zu-byte records):\n",
-                baseline.c_str(), GetSettings().record_bytes);
-    for (const auto& [name, bytes_per_second] : throughput_) {
-      std::printf("  %-24s %8.1f MiB/s  %5.2fx\n", name.c_str(),
-                  bytes_per_second / (1 << 20),
-                  bytes_per_second / base->second);
-    }
-  }
-
-  // Whether any benchmark failed (its validation included).
-  bool failed() const { return failed_; }
-
- private:
-  std::map<std::string, double> throughput_;
-  std::set<std::string> medians_;
-  bool failed_ = false;
-};
-
 }  // namespace
 }  // namespace loaderx
 
 int main(int argc, char** argv) {
   // Our flags first; the rest go to Google Benchmark.
   loaderx::Settings& settings = loaderx::GetSettings();
-  std::vector<char*> rest = {argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&](const char* flag) -> const char* {
-      const size_t n = std::strlen(flag);
-      return arg.compare(0, n, flag) == 0 ? argv[i] + n : nullptr;
-    };
-    if (const char* v = value("--record_bytes=")) {
-      settings.record_bytes = std::strtoull(v, nullptr, 10);
-    } else if (const char* v = value("--total_mib=")) {
-      settings.total_mib = std::strtoull(v, nullptr, 10);
-    } else if (const char* v = value("--dir=")) {
-      settings.dir = v;
-    } else {
-      rest.push_back(argv[i]);
-    }
-  }
+  std::vector<char*> rest = loaderx::TakeFlags(
+      argc, argv,
+      {{"--record_bytes",
+        [&](const char* v) {
+          settings.record_bytes = std::strtoull(v, nullptr, 10);
+        }},
+       {"--total_mib",
+        [&](const char* v) {
+          settings.total_mib = std::strtoull(v, nullptr, 10);
+        }},
+       {"--dir", [&](const char* v) { settings.dir = v; }}});
   if (settings.record_bytes == 0 || settings.total_mib == 0) {
     std::fprintf(stderr, "--record_bytes and --total_mib must be positive\n");
     return 2;
@@ -254,7 +194,9 @@ int main(int argc, char** argv) {
 
   int benchmark_argc = static_cast<int>(rest.size());
   benchmark::Initialize(&benchmark_argc, rest.data());
-  loaderx::RatioReporter reporter;
+  loaderx::RatioReporter reporter(
+      "per_record_pwrite",
+      absl::StrCat(settings.record_bytes, "-byte records"));
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return reporter.failed() ? 1 : 0;
