@@ -575,8 +575,8 @@ absl::Status RecordEngine::ForEachLoc(
   return absl::OkStatus();
 }
 
-absl::StatusOr<RecordEngineStats> RecordEngine::Stats() const {
-  RecordEngineStats stats;
+absl::StatusOr<StoreStats> RecordEngine::Stats() const {
+  StoreStats stats;
   stats.records = length();
   LOADERX_RETURN_IF_ERROR(
       ForEachLoc(stats.records, [&](uint64_t, const RecordLoc& loc) {

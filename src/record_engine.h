@@ -43,6 +43,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "loaderx/codec.h"
+#include "loaderx/store_options.h"
 #include "loaderx/vfs.h"
 #include "src/store_files.h"
 #include "src/store_format.h"
@@ -63,14 +64,6 @@ struct RecordEngineOptions {
   // (at most 2^32 - 1, the 32-bit offset range). Smaller values only serve
   // tests; a record larger than it gets a chunk of its own.
   uint64_t chunk_capacity = store_format::kChunkCapacity - 1;
-};
-
-struct RecordEngineStats {
-  uint64_t records = 0;      // Physical records.
-  uint64_t live_bytes = 0;   // Stored bytes of the live records.
-  uint64_t chunk_bytes = 0;  // Bytes of every chunk file.
-  // chunk_bytes - live_bytes: what compaction could at most reclaim.
-  uint64_t reclaimable = 0;
 };
 
 class RecordEngine {
@@ -126,7 +119,7 @@ class RecordEngine {
   // places (indices stay dense; the moved records are renumbered).
   absl::Status Delete(absl::Span<const uint64_t> indices);
 
-  absl::StatusOr<RecordEngineStats> Stats() const;
+  absl::StatusOr<StoreStats> Stats() const;
 
   // Reclaims the bytes deleted records left behind, in place: live records
   // are repacked in physical order (so none ever moves to a higher address

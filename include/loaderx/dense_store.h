@@ -1,0 +1,83 @@
+// `DenseStore` is the dense contract: every record is exactly one item of
+// the store's `item_shape` and `dtype`, so records share one byte width, a
+// batch read is a fixed-stride gather into one buffer, and no per-record
+// metadata is touched. The type identity (dtype + item_shape) is fixed at
+// creation, persisted in store.zr, and checked on every open.
+//
+// A store is a directory on a `Vfs`, which must outlive the store. One
+// store object holds the directory's lock for its lifetime: a second
+// `Open`, here or in another process, fails with an `IsBusy` status.
+//
+// Thread safety: `Gather`, `size` and `Stats` may be called from many
+// threads, also while one thread appends; `Delete` and `Compact` need the
+// store to themselves. Errors: InvalidArgument for a malformed request
+// (wrong byte count, empty batch), OutOfRange naming an index, DataLoss for
+// a damaged or foreign store, FailedPrecondition for a ragged store opened
+// as dense; a failed call changes nothing.
+
+#ifndef LOADERX_DENSE_STORE_H_
+#define LOADERX_DENSE_STORE_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "loaderx/store_options.h"
+#include "loaderx/typed_owner.h"
+#include "loaderx/vfs.h"
+
+namespace loaderx {
+
+class RecordEngine;
+
+class DenseStore {
+ public:
+  // Creates a store of `identity` at `path` (AlreadyExists if one is there).
+  static absl::StatusOr<std::unique_ptr<DenseStore>> Create(
+      Vfs& vfs, absl::string_view path, const TypeIdentity& identity,
+      const StoreOptions& options = {});
+
+  // Opens the dense store at `path`.
+  static absl::StatusOr<std::unique_ptr<DenseStore>> Open(
+      Vfs& vfs, absl::string_view path, const StoreOptions& options = {});
+
+  ~DenseStore();
+  DenseStore(const DenseStore&) = delete;
+  DenseStore& operator=(const DenseStore&) = delete;
+
+  const TypeIdentity& identity() const { return identity_; }
+  // Bytes per record: itemsize * prod(item_shape).
+  uint64_t record_bytes() const { return record_bytes_; }
+  uint64_t size() const;
+  absl::string_view codec() const;
+
+  // Appends the records in `data` (a whole number of records, at least one,
+  // back to back). Returns the index of the first.
+  absl::StatusOr<uint64_t> Append(absl::string_view data);
+
+  // Reads the records at `indices` into `destination`
+  // (`indices.size() * record_bytes()` bytes), in order.
+  absl::Status Gather(absl::Span<const uint64_t> indices,
+                      absl::Span<char> destination) const;
+
+  // Deletes records by moving the last ones into their places.
+  absl::Status Delete(absl::Span<const uint64_t> indices);
+  absl::Status Compact();
+  absl::StatusOr<StoreStats> Stats() const;
+  absl::Status Sync();
+
+ private:
+  DenseStore(std::unique_ptr<RecordEngine> engine, TypeIdentity identity,
+             uint64_t record_bytes);
+
+  std::unique_ptr<RecordEngine> engine_;
+  TypeIdentity identity_;
+  uint64_t record_bytes_;
+};
+
+}  // namespace loaderx
+
+#endif  // LOADERX_DENSE_STORE_H_

@@ -1,0 +1,32 @@
+// What the typed stores (`DenseStore`, `RaggedStore`) are created with, and
+// what they report about themselves.
+
+#ifndef LOADERX_STORE_OPTIONS_H_
+#define LOADERX_STORE_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+
+namespace loaderx {
+
+struct StoreOptions {
+  // The store's one codec, fixed at creation: "raw", "zstd" (the default)
+  // or "zstd_dict" (which needs `dictionary`), or a registered plugin's.
+  std::string codec = "zstd";
+  // The trained dictionary for "zstd_dict"; must be empty otherwise.
+  std::string dictionary;
+  // Threads for compression and gathers; 0 means one per core.
+  int threads = 0;
+};
+
+struct StoreStats {
+  uint64_t records = 0;      // Live (logical) records.
+  uint64_t live_bytes = 0;   // Bytes stored for them.
+  uint64_t chunk_bytes = 0;  // Bytes of all chunk files.
+  // chunk_bytes - live_bytes: an upper bound on what `Compact` reclaims.
+  uint64_t reclaimable = 0;
+};
+
+}  // namespace loaderx
+
+#endif  // LOADERX_STORE_OPTIONS_H_
