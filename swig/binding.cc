@@ -9,6 +9,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "loaderx/codec_registry.h"
+#include "loaderx/dense_store.h"
+#include "loaderx/ragged_store.h"
 #include "loaderx/sampler.h"
 #include "loaderx/typed_owner_registry.h"
 #include "loaderx/vfs.h"
@@ -193,5 +195,246 @@ std::string IndexSampler::mode() const {
   }
   return "unknown";
 }
+
+namespace {
+
+// Int64 values in `buffer` (at least `what` holds them).
+absl::Span<const int64_t> Int64s(ConstBuffer buffer, absl::string_view what) {
+  if (buffer.size % sizeof(int64_t) != 0) {
+    ThrowIfError(absl::InvalidArgumentError(absl::StrCat(
+        what, ": ", buffer.size, " bytes are not a whole number of int64")));
+  }
+  return absl::MakeConstSpan(static_cast<const int64_t*>(buffer.data),
+                             buffer.size / sizeof(int64_t));
+}
+
+// Record indices: non-negative int64s, read as the engine's uint64s.
+std::vector<uint64_t> Indices(absl::Span<const int64_t> values) {
+  std::vector<uint64_t> indices(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i] < 0) {
+      ThrowIfError(absl::OutOfRangeError(
+          absl::StrCat("index ", values[i], " is negative")));
+    }
+    indices[i] = static_cast<uint64_t>(values[i]);
+  }
+  return indices;
+}
+
+StoreStatistics ToStatistics(const StoreStats& stats) {
+  return StoreStatistics{static_cast<int64_t>(stats.records),
+                         static_cast<int64_t>(stats.live_bytes),
+                         static_cast<int64_t>(stats.chunk_bytes),
+                         static_cast<int64_t>(stats.reclaimable)};
+}
+
+StoreOptions Options(const std::string& codec, const Bytes& dictionary) {
+  StoreOptions options;
+  options.codec = codec;
+  options.dictionary = dictionary;
+  return options;
+}
+
+template <typename Store>
+Store& Require(const std::unique_ptr<Store>& store) {
+  if (store == nullptr) {
+    ThrowIfError(absl::FailedPreconditionError("the store is closed"));
+  }
+  return *store;
+}
+
+}  // namespace
+
+DenseStoreHandle::DenseStoreHandle(const Filesystem& fs,
+                                   const std::string& path)
+    : vfs_(fs.vfs()), store_(ValueOrThrow(DenseStore::Open(*vfs_, path))) {}
+
+DenseStoreHandle::DenseStoreHandle(const Filesystem& fs,
+                                   const std::string& path,
+                                   const std::string& dtype,
+                                   const Int64Array& item_shape,
+                                   const std::string& codec,
+                                   const Bytes& dictionary)
+    : vfs_(fs.vfs()) {
+  TypeIdentity identity{dtype, {}};
+  for (int64_t dim : item_shape) {
+    identity.item_shape.push_back(NonNegative(dim, "item_shape"));
+  }
+  store_ = ValueOrThrow(
+      DenseStore::Create(*vfs_, path, identity, Options(codec, dictionary)));
+}
+
+DenseStoreHandle::~DenseStoreHandle() = default;
+
+DenseStore& DenseStoreHandle::store() const { return Require(store_); }
+
+std::string DenseStoreHandle::dtype() const { return store().identity().dtype; }
+
+Int64Array DenseStoreHandle::item_shape() const {
+  const auto& shape = store().identity().item_shape;
+  return Int64Array(shape.begin(), shape.end());
+}
+
+int64_t DenseStoreHandle::record_bytes() const {
+  return static_cast<int64_t>(store().record_bytes());
+}
+
+int64_t DenseStoreHandle::size() const {
+  return static_cast<int64_t>(store().size());
+}
+
+std::string DenseStoreHandle::codec() const {
+  return std::string(store().codec());
+}
+
+int64_t DenseStoreHandle::append(ConstBuffer data) {
+  return static_cast<int64_t>(ValueOrThrow(store().Append(
+      absl::string_view(static_cast<const char*>(data.data), data.size))));
+}
+
+void DenseStoreHandle::gather_into(ConstBuffer indices,
+                                   MutableBuffer out) const {
+  ThrowIfError(
+      store().Gather(Indices(Int64s(indices, "indices")),
+                     absl::MakeSpan(static_cast<char*>(out.data), out.size)));
+}
+
+void DenseStoreHandle::delete_records(ConstBuffer indices) {
+  ThrowIfError(store().Delete(Indices(Int64s(indices, "indices"))));
+}
+
+int64_t DenseStoreHandle::append_bytes(const Bytes& data) {
+  return static_cast<int64_t>(ValueOrThrow(store().Append(data)));
+}
+
+Bytes DenseStoreHandle::gather(const Int64Array& indices) const {
+  Bytes out(indices.size() * store().record_bytes(), '\0');
+  ThrowIfError(store().Gather(Indices(indices), absl::MakeSpan(out)));
+  return out;
+}
+
+void DenseStoreHandle::delete_indices(const Int64Array& indices) {
+  ThrowIfError(store().Delete(Indices(indices)));
+}
+
+void DenseStoreHandle::compact() { ThrowIfError(store().Compact()); }
+
+StoreStatistics DenseStoreHandle::stats() const {
+  return ToStatistics(ValueOrThrow(store().Stats()));
+}
+
+void DenseStoreHandle::sync() { ThrowIfError(store().Sync()); }
+
+void DenseStoreHandle::close() { store_.reset(); }
+
+RaggedStoreHandle::RaggedStoreHandle(const Filesystem& fs,
+                                     const std::string& path)
+    : vfs_(fs.vfs()), store_(ValueOrThrow(RaggedStore::Open(*vfs_, path))) {}
+
+RaggedStoreHandle::RaggedStoreHandle(const Filesystem& fs,
+                                     const std::string& path,
+                                     const std::string& dtype,
+                                     const std::string& codec,
+                                     const Bytes& dictionary)
+    : vfs_(fs.vfs()),
+      store_(ValueOrThrow(RaggedStore::Create(*vfs_, path, dtype,
+                                              Options(codec, dictionary)))) {}
+
+RaggedStoreHandle::~RaggedStoreHandle() = default;
+
+RaggedStore& RaggedStoreHandle::store() const { return Require(store_); }
+
+std::string RaggedStoreHandle::dtype() const { return store().dtype(); }
+
+int64_t RaggedStoreHandle::item_size() const { return store().item_size(); }
+
+int64_t RaggedStoreHandle::size() const {
+  return static_cast<int64_t>(store().size());
+}
+
+std::string RaggedStoreHandle::codec() const {
+  return std::string(store().codec());
+}
+
+int64_t RaggedStoreHandle::append_packed(ConstBuffer data,
+                                         ConstBuffer byte_sizes,
+                                         ConstBuffer shapes) {
+  const absl::Span<const int64_t> sizes = Int64s(byte_sizes, "byte_sizes");
+  const absl::Span<const int64_t> flat = Int64s(shapes, "shapes");
+  std::vector<RaggedRecord> records(sizes.size());
+  const char* bytes = static_cast<const char*>(data.data);
+  size_t offset = 0, position = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const uint64_t size = NonNegative(sizes[i], "byte size");
+    if (size > data.size - offset) {
+      ThrowIfError(absl::InvalidArgumentError(
+          "append: the record sizes exceed the data"));
+    }
+    records[i].data = absl::string_view(bytes + offset, size);
+    offset += size;
+    if (position >= flat.size() ||
+        NonNegative(flat[position], "ndim") > flat.size() - position - 1) {
+      ThrowIfError(absl::InvalidArgumentError("append: shapes are truncated"));
+    }
+    const size_t ndim = flat[position++];
+    for (size_t d = 0; d < ndim; ++d) {
+      records[i].shape.push_back(NonNegative(flat[position++], "dimension"));
+    }
+  }
+  if (offset != data.size || position != flat.size()) {
+    ThrowIfError(absl::InvalidArgumentError(
+        "append: data or shapes left over after the last record"));
+  }
+  return static_cast<int64_t>(ValueOrThrow(store().Append(records)));
+}
+
+Int64Array RaggedStoreHandle::shapes(ConstBuffer indices) const {
+  const auto shapes =
+      ValueOrThrow(store().Shapes(Indices(Int64s(indices, "indices"))));
+  Int64Array flat;
+  for (const auto& shape : shapes) {
+    flat.push_back(static_cast<int64_t>(shape.size()));
+    for (uint64_t dim : shape) flat.push_back(static_cast<int64_t>(dim));
+  }
+  return flat;
+}
+
+void RaggedStoreHandle::gather_packed(ConstBuffer indices,
+                                      ConstBuffer byte_sizes,
+                                      MutableBuffer out) const {
+  const absl::Span<const int64_t> sizes = Int64s(byte_sizes, "byte_sizes");
+  const std::vector<uint64_t> index = Indices(Int64s(indices, "indices"));
+  if (sizes.size() != index.size()) {
+    ThrowIfError(absl::InvalidArgumentError(
+        "gather: one byte size per index is needed"));
+  }
+  std::vector<absl::Span<char>> slots(index.size());
+  char* bytes = static_cast<char*>(out.data);
+  size_t offset = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const uint64_t size = NonNegative(sizes[i], "byte size");
+    if (size > out.size - offset) {
+      ThrowIfError(absl::InvalidArgumentError(
+          "gather: the destination is smaller than the records"));
+    }
+    slots[i] = absl::MakeSpan(bytes + offset, size);
+    offset += size;
+  }
+  ThrowIfError(store().Gather(index, slots));
+}
+
+void RaggedStoreHandle::delete_records(ConstBuffer indices) {
+  ThrowIfError(store().Delete(Indices(Int64s(indices, "indices"))));
+}
+
+void RaggedStoreHandle::compact() { ThrowIfError(store().Compact()); }
+
+StoreStatistics RaggedStoreHandle::stats() const {
+  return ToStatistics(ValueOrThrow(store().Stats()));
+}
+
+void RaggedStoreHandle::sync() { ThrowIfError(store().Sync()); }
+
+void RaggedStoreHandle::close() { store_.reset(); }
 
 }  // namespace loaderx::binding

@@ -19,6 +19,8 @@
 #include <vector>
 
 namespace loaderx {
+class DenseStore;
+class RaggedStore;
 class Sampler;
 class Vfs;
 class VfsFile;
@@ -37,6 +39,13 @@ using Int64Array = std::vector<int64_t>;
 // Python buffer (a numpy array). Valid only during the call.
 struct MutableBuffer {
   void* data = nullptr;
+  size_t size = 0;
+};
+
+// Memory the caller owns and lets native code read: a contiguous Python
+// buffer (bytes, a numpy array). Valid only during the call.
+struct ConstBuffer {
+  const void* data = nullptr;
   size_t size = 0;
 };
 
@@ -103,9 +112,96 @@ class Filesystem {
   // returned lock.
   FileLock* lock(const std::string& path);
 
+  // The filesystem itself, for the stores opened on it.
+  const std::shared_ptr<Vfs>& vfs() const { return vfs_; }
+
  private:
   std::string name_;
   std::shared_ptr<Vfs> vfs_;
+};
+
+// Store statistics: records, live_bytes, chunk_bytes, reclaimable.
+struct StoreStatistics {
+  int64_t records;
+  int64_t live_bytes;
+  int64_t chunk_bytes;
+  int64_t reclaimable;
+};
+
+// A dense store (`loaderx/dense_store.h`) on a `Filesystem`, which it keeps
+// alive. Index arrays are int64; the Python forms read and fill numpy
+// buffers in place, the Java forms copy arrays.
+class DenseStoreHandle {
+ public:
+  // Opens the dense store at `path`.
+  DenseStoreHandle(const Filesystem& fs, const std::string& path);
+  // Creates one of `dtype` x `item_shape` with `codec` (and `dictionary`
+  // for zstd_dict).
+  DenseStoreHandle(const Filesystem& fs, const std::string& path,
+                   const std::string& dtype, const Int64Array& item_shape,
+                   const std::string& codec, const Bytes& dictionary);
+  ~DenseStoreHandle();
+
+  std::string dtype() const;
+  Int64Array item_shape() const;
+  int64_t record_bytes() const;
+  int64_t size() const;
+  std::string codec() const;
+
+  int64_t append(ConstBuffer data);
+  void gather_into(ConstBuffer indices, MutableBuffer out) const;
+  void delete_records(ConstBuffer indices);
+  int64_t append_bytes(const Bytes& data);
+  Bytes gather(const Int64Array& indices) const;
+  void delete_indices(const Int64Array& indices);
+
+  void compact();
+  StoreStatistics stats() const;
+  void sync();
+  // Releases the store (and its lock); later calls fail with
+  // FailedPrecondition.
+  void close();
+
+ private:
+  DenseStore& store() const;
+
+  std::shared_ptr<Vfs> vfs_;
+  std::unique_ptr<DenseStore> store_;
+};
+
+// A ragged store (`loaderx/ragged_store.h`). Records travel packed: their
+// bytes back to back, with per-record byte sizes, and shapes flattened as
+// [ndim, dim0, dim1, ..., ndim, ...].
+class RaggedStoreHandle {
+ public:
+  RaggedStoreHandle(const Filesystem& fs, const std::string& path);
+  RaggedStoreHandle(const Filesystem& fs, const std::string& path,
+                    const std::string& dtype, const std::string& codec,
+                    const Bytes& dictionary);
+  ~RaggedStoreHandle();
+
+  std::string dtype() const;
+  int64_t item_size() const;
+  int64_t size() const;
+  std::string codec() const;
+
+  int64_t append_packed(ConstBuffer data, ConstBuffer byte_sizes,
+                        ConstBuffer shapes);
+  Int64Array shapes(ConstBuffer indices) const;
+  void gather_packed(ConstBuffer indices, ConstBuffer byte_sizes,
+                     MutableBuffer out) const;
+  void delete_records(ConstBuffer indices);
+
+  void compact();
+  StoreStatistics stats() const;
+  void sync();
+  void close();
+
+ private:
+  RaggedStore& store() const;
+
+  std::shared_ptr<Vfs> vfs_;
+  std::unique_ptr<RaggedStore> store_;
 };
 
 // The step-based index sampler (`loaderx/sampler.h`). `mode` is

@@ -145,9 +145,53 @@ void ThrowJavaException(JNIEnv* env,
   if (view$argnum.obj != nullptr) PyBuffer_Release(&view$argnum);
 }
 
+// A contiguous buffer (bytes, a numpy array) read in place.
+%typemap(in) loaderx::binding::ConstBuffer (Py_buffer view) {
+  view.obj = nullptr;
+  if (PyObject_GetBuffer($input, &view, PyBUF_C_CONTIGUOUS) != 0) SWIG_fail;
+  $1.data = view.buf;
+  $1.size = static_cast<size_t>(view.len);
+}
+%typemap(freearg) loaderx::binding::ConstBuffer {
+  if (view$argnum.obj != nullptr) PyBuffer_Release(&view$argnum);
+}
+
+// int64 arrays: a list of ints out, any sequence of ints in.
+%typemap(out) loaderx::binding::Int64Array {
+  const std::vector<int64_t>& values = $1;
+  $result = PyList_New(static_cast<Py_ssize_t>(values.size()));
+  for (size_t i = 0; i < values.size(); ++i) {
+    PyList_SET_ITEM($result, i, PyLong_FromLongLong(values[i]));
+  }
+}
+%typemap(in) const loaderx::binding::Int64Array& (std::vector<int64_t> temp) {
+  PyObject* sequence = PySequence_Fast($input, "expected a sequence of ints");
+  if (sequence == nullptr) SWIG_fail;
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(sequence);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    const long long value =
+        PyLong_AsLongLong(PySequence_Fast_GET_ITEM(sequence, i));
+    if (value == -1 && PyErr_Occurred()) {
+      Py_DECREF(sequence);
+      SWIG_fail;
+    }
+    temp.push_back(value);
+  }
+  Py_DECREF(sequence);
+  $1 = &temp;
+}
+%typemap(freearg) const loaderx::binding::Int64Array& ""
+%typemap(typecheck, precedence=SWIG_TYPECHECK_INT64_ARRAY)
+    const loaderx::binding::Int64Array& {
+  $1 = PySequence_Check($input) ? 1 : 0;
+}
+
 // Python fills numpy arrays in place; the copying forms are Java's.
 %ignore loaderx::binding::IndexSampler::next;
 %ignore loaderx::binding::IndexSampler::batch;
+%ignore loaderx::binding::DenseStoreHandle::append_bytes;
+%ignore loaderx::binding::DenseStoreHandle::gather;
+%ignore loaderx::binding::DenseStoreHandle::delete_indices;
 #endif  // SWIGPYTHON
 
 #ifdef SWIGJAVA
@@ -188,9 +232,33 @@ void ThrowJavaException(JNIEnv* env,
   }
 }
 
-// Java gets new arrays; the in-place forms take Python buffers.
+%typemap(jni) const loaderx::binding::Int64Array& "jlongArray"
+%typemap(jtype) const loaderx::binding::Int64Array& "long[]"
+%typemap(jstype) const loaderx::binding::Int64Array& "long[]"
+%typemap(javain) const loaderx::binding::Int64Array& "$javainput"
+%typemap(in) const loaderx::binding::Int64Array& (std::vector<int64_t> temp) {
+  if ($input == nullptr) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaNullPointerException,
+                            "null long[]");
+    return $null;
+  }
+  const jsize length = jenv->GetArrayLength($input);
+  temp.resize(static_cast<size_t>(length));
+  jenv->GetLongArrayRegion($input, 0, length,
+                           reinterpret_cast<jlong*>(temp.data()));
+  $1 = &temp;
+}
+%typemap(freearg) const loaderx::binding::Int64Array& ""
+
+// Java gets new arrays; the in-place forms take Python buffers. The ragged
+// store's packed forms are Python's alone for now.
 %ignore loaderx::binding::IndexSampler::next_into;
 %ignore loaderx::binding::IndexSampler::batch_into;
+%ignore loaderx::binding::DenseStoreHandle::append;
+%ignore loaderx::binding::DenseStoreHandle::gather_into;
+%ignore loaderx::binding::DenseStoreHandle::delete_records;
+%ignore loaderx::binding::RaggedStoreHandle;
+%ignore loaderx::binding::ConstBuffer;
 
 %typemap(javainterfaces) loaderx::binding::FileLock "AutoCloseable"
 
@@ -204,6 +272,8 @@ void ThrowJavaException(JNIEnv* env,
 %newobject loaderx::binding::Filesystem::lock;
 %ignore loaderx::binding::BindingError;
 %ignore loaderx::binding::MutableBuffer;
+%ignore loaderx::binding::ConstBuffer;
+%ignore loaderx::binding::Filesystem::vfs;
 %ignore loaderx::binding::FileLock::FileLock;
 
 %include "swig/binding.h"

@@ -1,0 +1,64 @@
+package org.loaderx;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import java.io.FileNotFoundException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.junit.Test;
+
+/** The dense store through the Java binding: records as little-endian bytes. */
+public class DenseStoreTest {
+  private static byte[] ints(int... values) {
+    ByteBuffer buffer = ByteBuffer.allocate(values.length * 4).order(ByteOrder.LITTLE_ENDIAN);
+    for (int value : values) {
+      buffer.putInt(value);
+    }
+    return buffer.array();
+  }
+
+  @Test
+  public void appendGatherDeleteAndReopen() {
+    Filesystem fs = new Filesystem("memory");
+    DenseStoreHandle store =
+        new DenseStoreHandle(fs, "/pairs", "<i4", new long[] {2}, "zstd", new byte[0]);
+    assertEquals(8, store.recordBytes());
+    assertArrayEquals(new long[] {2}, store.itemShape());
+    assertEquals(0, store.appendBytes(ints(0, 1, 10, 11, 20, 21)));
+    assertArrayEquals(ints(20, 21, 0, 1), store.gather(new long[] {2, 0}));
+    store.deleteIndices(new long[] {0});  // record 2 moves to 0
+    assertEquals(2, store.size());
+    assertArrayEquals(ints(20, 21), store.gather(new long[] {0}));
+    StoreStatistics stats = store.stats();
+    assertEquals(2, stats.getRecords());
+    assertTrue(stats.getReclaimable() > 0);
+    store.close();
+    DenseStoreHandle reopened = new DenseStoreHandle(fs, "/pairs");
+    assertEquals("<i4", reopened.dtype());
+    assertEquals("zstd", reopened.codec());
+    assertArrayEquals(ints(10, 11), reopened.gather(new long[] {1}));
+  }
+
+  @Test
+  public void badInputGetsTheIdiomaticExceptions() {
+    Filesystem fs = new Filesystem("memory");
+    DenseStoreHandle store =
+        new DenseStoreHandle(fs, "/s", "<i4", new long[] {}, "raw", new byte[0]);
+    store.appendBytes(ints(5));
+    assertThrows(IllegalArgumentException.class, () -> store.appendBytes(new byte[3]));
+    assertThrows(IndexOutOfBoundsException.class, () -> store.gather(new long[] {1}));
+    assertThrows(StoreBusyException.class, () -> new DenseStoreHandle(fs, "/s"));
+    UncheckedIOException missing =
+        assertThrows(UncheckedIOException.class, () -> new DenseStoreHandle(fs, "/none"));
+    assertTrue(missing.getCause() instanceof FileNotFoundException);
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new DenseStoreHandle(fs, "/t", "<U8", new long[] {}, "raw", new byte[0]));
+    store.close();
+    assertThrows(IllegalStateException.class, store::size);
+  }
+}
