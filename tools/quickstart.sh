@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The quick start: installs whatever is missing, builds optimised, and runs
-# the most end-to-end thing loaderx does on a local directory.
+# The quick start: installs whatever is missing, builds, and runs the
+# reference design's example end to end on a local store: .npy files into
+# two DenseStores, then the DataLoader over both for 256 steps.
 #
 #   bash tools/quickstart.sh [directory]     (default /tmp/loaderx-quickstart)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash tools/install_deps.sh
-bazel build --config=opt //tools:quickstart
-bazel-bin/tools/quickstart "${1:-/tmp/loaderx-quickstart}"
+bazel build --config=opt //tools:quickstart_py
+bazel-bin/tools/quickstart_py "${1:-/tmp/loaderx-quickstart}"

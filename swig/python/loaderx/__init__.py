@@ -1,8 +1,11 @@
 """loaderx: an embedded record store and data loader for AI training.
 
-The store, sampler and loader modules (`loaderx.zrecord`, `loaderx.zsampler`,
-`loaderx.dataloader`) arrive with the engine; today the package exposes the
-plugin registries and the filesystems (`loaderx.vfs`).
+    from loaderx.zrecord import DenseStore, RaggedStore   # typed stores
+    from loaderx.zsampler import Sampler                   # step-based indices
+    from loaderx.dataloader import DataLoader              # endless loader
+    from loaderx.vfs import Vfs, registered_plugins        # filesystems
+
+See each module's documentation.
 """
 
 from loaderx.vfs import Vfs, registered_plugins
