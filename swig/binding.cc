@@ -15,6 +15,7 @@
 #include "loaderx/typed_owner_registry.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
+#include "loaderx/zstd_dictionary.h"
 
 namespace loaderx::binding {
 namespace {
@@ -244,6 +245,24 @@ Store& Require(const std::unique_ptr<Store>& store) {
 }
 
 }  // namespace
+
+Bytes train_zstd_dictionary(ConstBuffer data, ConstBuffer byte_sizes,
+                            int64_t capacity) {
+  std::vector<absl::string_view> samples;
+  const char* bytes = static_cast<const char*>(data.data);
+  size_t offset = 0;
+  for (int64_t size : Int64s(byte_sizes, "byte_sizes")) {
+    const uint64_t n = NonNegative(size, "byte size");
+    if (n > data.size - offset) {
+      ThrowIfError(absl::InvalidArgumentError(
+          "train: the sample sizes exceed the data"));
+    }
+    samples.emplace_back(bytes + offset, n);
+    offset += n;
+  }
+  return ValueOrThrow(TrainZstdDictionary(
+      samples, static_cast<size_t>(NonNegative(capacity, "capacity"))));
+}
 
 DenseStoreHandle::DenseStoreHandle(const Filesystem& fs,
                                    const std::string& path)

@@ -204,6 +204,11 @@ class RaggedStoreHandle {
   std::unique_ptr<RaggedStore> store_;
 };
 
+// Trains a zstd dictionary of at most `capacity` bytes on samples packed
+// back to back in `data`, `byte_sizes` (int64) long each.
+Bytes train_zstd_dictionary(ConstBuffer data, ConstBuffer byte_sizes,
+                            int64_t capacity);
+
 // The step-based index sampler (`loaderx/sampler.h`). `mode` is
 // "sequential", "iid" or "cyclic"; the seed's 64 bits are used as given.
 class IndexSampler {

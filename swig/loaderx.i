@@ -254,6 +254,7 @@ void ThrowJavaException(JNIEnv* env,
 // store's packed forms are Python's alone for now.
 %ignore loaderx::binding::IndexSampler::next_into;
 %ignore loaderx::binding::IndexSampler::batch_into;
+%ignore loaderx::binding::train_zstd_dictionary;
 %ignore loaderx::binding::DenseStoreHandle::append;
 %ignore loaderx::binding::DenseStoreHandle::gather_into;
 %ignore loaderx::binding::DenseStoreHandle::delete_records;

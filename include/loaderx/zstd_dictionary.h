@@ -1,0 +1,30 @@
+// Training the shared dictionary a "zstd_dict" store compresses against.
+// Training is an explicit, separate step on settled data: the result is
+// handed to `StoreOptions::dictionary` when the store is created.
+
+#ifndef LOADERX_ZSTD_DICTIONARY_H_
+#define LOADERX_ZSTD_DICTIONARY_H_
+
+#include <cstddef>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+
+namespace loaderx {
+
+// Samples are cut into pieces of at most this many bytes: a dictionary
+// serves the start of frames, and zstd's trainer works best on pieces of
+// this order.
+inline constexpr size_t kDictionarySamplePiece = 128 << 10;
+
+// Trains a dictionary of at most `capacity` bytes on `samples` (typically
+// a strided subset of a store's records). InvalidArgument if the samples
+// are too few or too small to train on, or `capacity` is below 1 KiB.
+absl::StatusOr<std::string> TrainZstdDictionary(
+    absl::Span<const absl::string_view> samples, size_t capacity);
+
+}  // namespace loaderx
+
+#endif  // LOADERX_ZSTD_DICTIONARY_H_
