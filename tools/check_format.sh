@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-mapfile -t sources < <(git ls-files '*.cc' '*.h')
+mapfile -t sources < <(git ls-files --cached --others --exclude-standard '*.cc' '*.h')
 unformatted=()
 for file in "${sources[@]}"; do
   if ! clang-format --dry-run --Werror "$file" >/dev/null 2>&1; then
