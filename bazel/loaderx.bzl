@@ -35,3 +35,21 @@ def loaderx_cc_test(name, deps = [], **kwargs):
         deps = deps + ["@system_libs//:gtest"],
         **kwargs
     )
+
+def loaderx_py_test(name, test_file, deps = [], **kwargs):
+    """A pytest file run against the real build (`tests/python/run_pytest.py`).
+
+    Tagged `no_sanitizer`: the sanitizer configurations instrument C++ that
+    an uninstrumented interpreter cannot load.
+    """
+    native.py_test(
+        name = name,
+        size = kwargs.pop("size", "small"),
+        srcs = [test_file, "//tests/python:run_pytest.py"],
+        args = ["$(location %s)" % test_file] + kwargs.pop("args", []),
+        main = "//tests/python:run_pytest.py",
+        python_version = "PY3",
+        tags = ["no_sanitizer"] + kwargs.pop("tags", []),
+        deps = deps + ["//swig:python"],
+        **kwargs
+    )

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "src/index_check.h"
 #include "src/record_engine.h"
 #include "src/status_macros.h"
 #include "src/typed_store.h"
@@ -124,22 +125,9 @@ absl::StatusOr<uint64_t> RaggedStore::Append(
   return first / 2;
 }
 
-absl::Status RaggedStore::CheckIndices(
-    absl::Span<const uint64_t> indices) const {
-  const uint64_t n = size();
-  for (size_t i = 0; i < indices.size(); ++i) {
-    if (indices[i] >= n) {
-      return absl::OutOfRangeError(
-          absl::StrCat("index ", indices[i], " (position ", i,
-                       ") is out of range for ", n, " records"));
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<std::vector<std::vector<uint64_t>>> RaggedStore::Shapes(
     absl::Span<const uint64_t> indices) const {
-  LOADERX_RETURN_IF_ERROR(CheckIndices(indices));
+  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, size()));
   std::vector<uint64_t> physical(indices.size());
   for (size_t i = 0; i < indices.size(); ++i) physical[i] = 2 * indices[i] + 1;
   LOADERX_ASSIGN_OR_RETURN(std::vector<uint64_t> sizes,
@@ -161,14 +149,14 @@ absl::StatusOr<std::vector<std::vector<uint64_t>>> RaggedStore::Shapes(
 absl::Status RaggedStore::Gather(
     absl::Span<const uint64_t> indices,
     absl::Span<const absl::Span<char>> destinations) const {
-  LOADERX_RETURN_IF_ERROR(CheckIndices(indices));
+  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, size()));
   std::vector<uint64_t> physical(indices.size());
   for (size_t i = 0; i < indices.size(); ++i) physical[i] = 2 * indices[i];
   return engine_->GatherVariable(physical, destinations);
 }
 
 absl::Status RaggedStore::Delete(absl::Span<const uint64_t> indices) {
-  LOADERX_RETURN_IF_ERROR(CheckIndices(indices));
+  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, size()));
   // A pair goes together: with the engine's descending swap-last, the
   // shape slot takes the last shape and the payload slot the last payload.
   std::vector<uint64_t> physical;

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "loaderx/codec_registry.h"
+#include "src/index_check.h"
 #include "src/path.h"
 #include "src/status_macros.h"
 
@@ -369,19 +370,6 @@ absl::Status RecordEngine::WriteHeader(const PhysicalHeader& header) {
                                 absl::string_view(bytes.data(), bytes.size()));
 }
 
-absl::Status RecordEngine::CheckIndices(
-    absl::Span<const uint64_t> indices) const {
-  const uint64_t n = length();
-  for (size_t i = 0; i < indices.size(); ++i) {
-    if (indices[i] >= n) {
-      return absl::OutOfRangeError(
-          absl::StrCat("index ", indices[i], " (position ", i,
-                       ") is out of range for ", n, " records"));
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<RecordLoc> RecordEngine::ReadLoc(uint64_t index) const {
   LOADERX_ASSIGN_OR_RETURN(VfsFile * segment,
                            files_->Segment(SegmentOf(index)));
@@ -421,7 +409,7 @@ absl::Status RecordEngine::GatherVariable(
 
 absl::StatusOr<std::vector<uint64_t>> RecordEngine::RecordSizes(
     absl::Span<const uint64_t> indices) const {
-  LOADERX_RETURN_IF_ERROR(CheckIndices(indices));
+  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
   std::vector<uint64_t> sizes(indices.size());
   for (size_t i = 0; i < indices.size(); ++i) {
     LOADERX_ASSIGN_OR_RETURN(RecordLoc loc, ReadLoc(indices[i]));
@@ -433,7 +421,7 @@ absl::StatusOr<std::vector<uint64_t>> RecordEngine::RecordSizes(
 absl::Status RecordEngine::Gather(
     absl::Span<const uint64_t> indices,
     absl::Span<const absl::Span<char>> destinations, bool fixed) const {
-  LOADERX_RETURN_IF_ERROR(CheckIndices(indices));
+  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
   // Contiguous blocks per shard keep each worker's reads sequential in the
   // batch; each shard reuses one decompression context and staging buffer.
   const int shards = ShardsFor(indices.size(), pool_.concurrency(), 8);
@@ -510,7 +498,7 @@ absl::Status RecordEngine::GatherOne(uint64_t index,
 
 absl::Status RecordEngine::Delete(absl::Span<const uint64_t> indices) {
   std::lock_guard lock(writer_mu_);
-  LOADERX_RETURN_IF_ERROR(CheckIndices(indices));
+  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
   std::vector<uint64_t> doomed(indices.begin(), indices.end());
   std::sort(doomed.begin(), doomed.end(), std::greater<>());
   for (size_t i = 1; i < doomed.size(); ++i) {

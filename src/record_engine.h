@@ -152,7 +152,6 @@ class RecordEngine {
                const RecordEngineOptions& options,
                const store_format::PhysicalHeader& header);
 
-  absl::Status CheckIndices(absl::Span<const uint64_t> indices) const;
   absl::StatusOr<store_format::RecordLoc> ReadLoc(uint64_t index) const;
   // Calls `visit(index, loc)` for the first `count` table entries, in order.
   absl::Status ForEachLoc(

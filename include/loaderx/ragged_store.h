@@ -75,8 +75,6 @@ class RaggedStore {
   RaggedStore(std::unique_ptr<RecordEngine> engine, std::string dtype,
               uint32_t item_size);
 
-  absl::Status CheckIndices(absl::Span<const uint64_t> indices) const;
-
   std::unique_ptr<RecordEngine> engine_;
   std::string dtype_;
   uint32_t item_size_;
