@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Installs what the benchmarks compare against and the tests do not need:
-# Debian's torch for tools/bench_loader.py. Idempotent, like install_deps.sh.
+# Debian's torch (tools/bench_loader.py), h5py and lmdb
+# (tools/bench_dense.py). Idempotent, like install_deps.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install_deps.sh
-if ! dpkg-query -W -f='${Status}' python3-torch 2>/dev/null | grep -q "install ok installed"; then
+missing=()
+for pkg in python3-torch python3-h5py python3-lmdb; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$pkg")
+done
+if ((${#missing[@]} > 0)); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends python3-torch >/dev/null
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi

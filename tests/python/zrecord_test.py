@@ -191,6 +191,15 @@ def test_delete_stats_and_compact(tmp_path, codec):
     np.testing.assert_array_equal(DenseStore(tmp_path / "x")[:], data[survivors])
 
 
+def test_close_without_sync_still_releases(tmp_path):
+    ds = DenseStore(tmp_path / "x", np.int8, ())
+    ds.append(np.arange(4, dtype=np.int8))
+    ds.close(sync=False)
+    reopened = DenseStore(tmp_path / "x")   # the lock is free
+    np.testing.assert_array_equal(reopened[:], np.arange(4))
+    reopened.close()
+
+
 def test_closed_store_refuses_calls(tmp_path):
     ds = DenseStore(tmp_path / "x", np.int8, ())
     ds.close()

@@ -117,13 +117,15 @@ class _Store:
         """Makes everything appended so far durable."""
         self._native.sync()
 
-    def close(self):
-        """Syncs, then releases the store and its lock. Idempotent."""
+    def close(self, sync=True):
+        """Syncs (unless `sync=False`: durability left to a later sync or
+        the OS), then releases the store and its lock. Idempotent."""
         if getattr(self, "_closed", False):
             return
         self._closed = True
         try:
-            self._native.sync()
+            if sync:
+                self._native.sync()
         finally:
             self._native.close()
 
