@@ -33,6 +33,8 @@ import numpy as np
 
 from loaderx.zrecord import DenseStore
 
+from tools.bench_common import LoaderxBackend, disk_bytes
+
 SIDE = 512
 
 
@@ -47,35 +49,6 @@ def make_records(count):
         noise[:, ::2] = 0
         records[i] = (base + i * 7) ^ noise
     return records
-
-
-def disk_bytes(path):
-    if os.path.isfile(path):
-        return os.stat(path).st_blocks * 512
-    total = 0
-    for root, _, files in os.walk(path):
-        total += sum(os.stat(os.path.join(root, f)).st_blocks * 512 for f in files)
-    return total
-
-
-class LoaderxBackend:
-    def __init__(self, codec):
-        self.name = f"loaderx-{codec}"
-        self.codec = codec
-
-    def write(self, path, records):
-        store = DenseStore(path, records.dtype, records.shape[1:],
-                           codec=self.codec)
-        for start in range(0, len(records), 256):
-            store.append(records[start:start + 256])
-        store.close(sync=False)  # No fsync for anyone.
-        self.store = DenseStore(path)
-
-    def gather(self, indices):
-        return self.store[indices]
-
-    def close(self):
-        self.store.close()
 
 
 class NpyBackend:
@@ -138,6 +111,11 @@ class LmdbBackend:
         self.env.close()
 
 
+# How the loaderx backends create their store.
+CREATE = lambda path, records, codec: DenseStore(
+        path, records.dtype, records.shape[1:], codec=codec)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=1000)
@@ -154,7 +132,8 @@ def main():
     shutil.rmtree(directory, ignore_errors=True)
     os.makedirs(directory)
 
-    backends = [LoaderxBackend("raw"), LoaderxBackend("zstd"), NpyBackend(),
+    backends = [LoaderxBackend(DenseStore, CREATE, "raw"),
+                LoaderxBackend(DenseStore, CREATE, "zstd"), NpyBackend(),
                 Hdf5Backend(), LmdbBackend()]
     results = {}
     for backend in backends:

@@ -33,6 +33,8 @@ import numpy as np
 
 from loaderx.zrecord import RaggedStore
 
+from tools.bench_common import LoaderxBackend, disk_bytes
+
 
 def make_records(count):
     """CHW images with lognormal sides: gradients with light noise."""
@@ -46,32 +48,6 @@ def make_records(count):
         records.append(((base[None] + np.arange(3)[:, None, None] * 40) % 256
                         ^ noise).astype(np.uint8))
     return records
-
-
-def disk_bytes(path):
-    total = 0
-    for root, _, files in os.walk(path):
-        total += sum(os.stat(os.path.join(root, f)).st_blocks * 512 for f in files)
-    return total
-
-
-class LoaderxBackend:
-    def __init__(self, codec):
-        self.name = f"loaderx-{codec}"
-        self.codec = codec
-
-    def write(self, path, records):
-        store = RaggedStore(path, np.uint8, codec=self.codec)
-        for start in range(0, len(records), 256):
-            store.append(records[start:start + 256])
-        store.close(sync=False)  # No fsync for anyone.
-        self.store = RaggedStore(path)
-
-    def gather(self, indices):
-        return self.store[indices]
-
-    def close(self):
-        self.store.close()
 
 
 class LmdbBackend:
@@ -116,6 +92,11 @@ class NpyFilesBackend:
         pass
 
 
+# How the loaderx backends create their store.
+CREATE = lambda path, records, codec: RaggedStore(
+        path, np.uint8, codec=codec)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=2500)
@@ -133,7 +114,8 @@ def main():
     os.makedirs(directory)
 
     results = {}
-    for backend in [LoaderxBackend("raw"), LoaderxBackend("zstd"), LmdbBackend(),
+    for backend in [LoaderxBackend(RaggedStore, CREATE, "raw"),
+                LoaderxBackend(RaggedStore, CREATE, "zstd"), LmdbBackend(),
                     NpyFilesBackend()]:
         path = os.path.join(directory, backend.name)
         start = time.perf_counter()
