@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "src/index_check.h"
+#include "src/little_endian.h"
 #include "src/record_engine.h"
 #include "src/status_macros.h"
 #include "src/typed_store.h"
@@ -21,9 +22,7 @@ std::string EncodeShape(const std::vector<uint64_t>& shape) {
   std::string out(1 + 8 * shape.size(), '\0');
   out[0] = static_cast<char>(shape.size());
   for (size_t d = 0; d < shape.size(); ++d) {
-    for (int b = 0; b < 8; ++b) {
-      out[1 + 8 * d + b] = static_cast<char>(shape[d] >> (8 * b));
-    }
+    StoreLittle<uint64_t>(&out[1 + 8 * d], shape[d]);
   }
   return out;
 }
@@ -36,10 +35,7 @@ absl::StatusOr<std::vector<uint64_t>> DecodeShape(absl::string_view bytes,
   }
   std::vector<uint64_t> shape(static_cast<uint8_t>(bytes[0]));
   for (size_t d = 0; d < shape.size(); ++d) {
-    for (int b = 0; b < 8; ++b) {
-      shape[d] |= uint64_t{static_cast<uint8_t>(bytes[1 + 8 * d + b])}
-                  << (8 * b);
-    }
+    shape[d] = LoadLittle<uint64_t>(&bytes[1 + 8 * d]);
   }
   return shape;
 }

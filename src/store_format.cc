@@ -8,26 +8,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "src/little_endian.h"
 
 namespace loaderx::store_format {
 namespace {
-
-// Little-endian fields, byte by byte: the format is the same on every host.
-template <typename T>
-void StoreLittle(char* out, T value) {
-  for (size_t i = 0; i < sizeof(T); ++i) {
-    out[i] = static_cast<char>(value >> (8 * i));
-  }
-}
-
-template <typename T>
-T LoadLittle(const char* in) {
-  T value = 0;
-  for (size_t i = 0; i < sizeof(T); ++i) {
-    value |= static_cast<T>(static_cast<uint8_t>(in[i])) << (8 * i);
-  }
-  return value;
-}
 
 // Field offsets in the physical header.
 constexpr size_t kVersionAt = 4;

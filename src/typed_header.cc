@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "src/little_endian.h"
 
 namespace loaderx {
 namespace {
@@ -14,19 +15,6 @@ constexpr char kMagic[4] = {'Z', 'R', 'T', 'Y'};
 constexpr uint8_t kVersion = 1;
 constexpr size_t kFixedBytes = 32;
 
-void Store(char* out, uint64_t value, size_t bytes) {
-  for (size_t i = 0; i < bytes; ++i)
-    out[i] = static_cast<char>(value >> (8 * i));
-}
-
-uint64_t Load(const char* in, size_t bytes) {
-  uint64_t value = 0;
-  for (size_t i = 0; i < bytes; ++i) {
-    value |= uint64_t{static_cast<uint8_t>(in[i])} << (8 * i);
-  }
-  return value;
-}
-
 }  // namespace
 
 std::string EncodeTypedHeader(const TypedHeader& header) {
@@ -34,8 +22,8 @@ std::string EncodeTypedHeader(const TypedHeader& header) {
   std::memcpy(out.data(), kMagic, sizeof(kMagic));
   out[4] = static_cast<char>(kVersion);
   out[5] = static_cast<char>(header.kind);
-  Store(&out[8], header.record_width, 8);
-  Store(&out[16], header.identity.size(), 4);
+  StoreLittle<uint64_t>(&out[8], header.record_width);
+  StoreLittle<uint64_t>(&out[16], header.identity.size(), 4);
   return out + header.identity;
 }
 
@@ -63,7 +51,7 @@ absl::StatusOr<TypedHeader> DecodeTypedHeader(absl::string_view bytes,
           absl::StrCat(path, ": reserved byte ", i, " is not zero"));
     }
   }
-  const uint64_t identity_bytes = Load(&bytes[16], 4);
+  const uint64_t identity_bytes = LoadLittle<uint64_t>(&bytes[16], 4);
   if (identity_bytes != bytes.size() - kFixedBytes) {
     return absl::DataLossError(absl::StrCat(
         path, ": the header declares ", identity_bytes,
@@ -71,7 +59,7 @@ absl::StatusOr<TypedHeader> DecodeTypedHeader(absl::string_view bytes,
   }
   TypedHeader header;
   header.kind = static_cast<uint8_t>(bytes[5]);
-  header.record_width = Load(&bytes[8], 8);
+  header.record_width = LoadLittle<uint64_t>(&bytes[8]);
   header.identity = std::string(bytes.substr(kFixedBytes));
   return header;
 }

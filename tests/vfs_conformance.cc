@@ -14,6 +14,7 @@
 #include "src/status_macros.h"
 #include "tests/concurrency.h"
 #include "tests/status_testing.h"
+#include "tests/temp_dir.h"
 
 namespace loaderx {
 
@@ -26,10 +27,8 @@ std::string VfsUnderTestName(const testing::TestParamInfo<VfsUnderTest>& info) {
 
 std::string MakeTempRoot(Vfs& vfs) {
   static std::atomic<int> counter{0};
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string base = tmp != nullptr ? tmp : "/tmp";
-  const std::string root = absl::StrCat(base, "/vfs_conformance_", ::getpid(),
-                                        "_", counter.fetch_add(1));
+  const std::string root = absl::StrCat(TestTempDir(), "/vfs_conformance_",
+                                        ::getpid(), "_", counter.fetch_add(1));
   absl::Status status = vfs.CreateDirectory(root);
   EXPECT_TRUE(status.ok()) << status;
   return root;

@@ -18,6 +18,7 @@
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
 #include "tests/status_testing.h"
+#include "tests/temp_dir.h"
 
 namespace loaderx {
 namespace {
@@ -136,9 +137,7 @@ std::string ApplyRandomStep(Side& side, std::mt19937_64 choices) {
 }
 
 std::string TempRoot(Vfs& vfs, uint64_t seed) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string root =
-      absl::StrCat(tmp ? tmp : "/tmp", "/differential_", seed);
+  const std::string root = absl::StrCat(TestTempDir(), "/differential_", seed);
   EXPECT_OK(vfs.CreateDirectory(root));
   return root;
 }

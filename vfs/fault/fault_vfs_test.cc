@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "loaderx/vfs_registry.h"
 #include "tests/status_testing.h"
+#include "tests/temp_dir.h"
 
 namespace loaderx {
 namespace {
@@ -228,8 +229,7 @@ TEST_F(FaultVfsTest, CrashClosesHandlesAndReleasesLocks) {
 TEST_F(FaultVfsTest, CrashOverRealFilesystem) {
   ASSERT_OK_AND_ASSIGN(auto posix, CreateVfs("posix"));
   FaultVfs vfs(posix.get());
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string dir = absl::StrCat(tmp ? tmp : "/tmp", "/fault_crash");
+  const std::string dir = absl::StrCat(TestTempDir(), "/fault_crash");
   ASSERT_OK(vfs.CreateDirectory(dir));
   const std::string path = dir + "/f";
   ASSERT_OK_AND_ASSIGN(auto file, vfs.Open(path, OpenMode::kCreate));

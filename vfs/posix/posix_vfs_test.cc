@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "loaderx/vfs_registry.h"
 #include "tests/status_testing.h"
+#include "tests/temp_dir.h"
 
 namespace loaderx {
 namespace {
@@ -23,8 +24,7 @@ namespace {
 using ::testing::HasSubstr;
 
 std::string TempPath(absl::string_view name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  return absl::StrCat(tmp ? tmp : "/tmp", "/", name);
+  return absl::StrCat(TestTempDir(), "/", name);
 }
 
 // Runs `child` in a forked process and returns its exit code.

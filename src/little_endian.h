@@ -1,0 +1,33 @@
+// Little-endian integer fields, byte by byte, so on-disk formats read the
+// same on every host. Shared by the physical header, the record table, the
+// typed header and ragged shape records.
+
+#ifndef LOADERX_SRC_LITTLE_ENDIAN_H_
+#define LOADERX_SRC_LITTLE_ENDIAN_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace loaderx {
+
+// Writes the low `bytes` bytes of `value` (all of T by default) at `out`.
+template <typename T>
+void StoreLittle(char* out, T value, size_t bytes = sizeof(T)) {
+  for (size_t i = 0; i < bytes; ++i) {
+    out[i] = static_cast<char>(value >> (8 * i));
+  }
+}
+
+// Reads `bytes` bytes (all of T by default) at `in` as a T.
+template <typename T>
+T LoadLittle(const char* in, size_t bytes = sizeof(T)) {
+  T value = 0;
+  for (size_t i = 0; i < bytes; ++i) {
+    value |= static_cast<T>(static_cast<uint8_t>(in[i])) << (8 * i);
+  }
+  return value;
+}
+
+}  // namespace loaderx
+
+#endif  // LOADERX_SRC_LITTLE_ENDIAN_H_
