@@ -53,3 +53,19 @@ def loaderx_py_test(name, test_file, deps = [], **kwargs):
         deps = deps + ["//swig:python"],
         **kwargs
     )
+
+def loaderx_oracle_test(name, test_file, deps = [], **kwargs):
+    """A pytest file that compares loaderx with the published loaderx 1.7.7.
+
+    The reference runs in a cached venv outside the sandbox
+    (`tests/oracle/reference.py`), so these tests run unsandboxed, may
+    reach PyPI the first time, and get a generous timeout.
+    """
+    loaderx_py_test(
+        name = name,
+        test_file = test_file,
+        deps = deps + ["//tests/oracle:reference"],
+        size = kwargs.pop("size", "medium"),
+        tags = ["no-sandbox", "requires-network", "oracle"] + kwargs.pop("tags", []),
+        **kwargs
+    )

@@ -12,7 +12,7 @@ PACKAGES=(
   libzstd-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libmsgpack-cxx-dev
   # Bindings: SWIG, the Python headers and numpy, the JDK and JUnit.
-  swig python3 python3-dev python3-numpy python3-pytest
+  swig python3 python3-dev python3-numpy python3-pytest python3-venv
   default-jdk-headless junit4
 )
 
