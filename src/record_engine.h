@@ -56,7 +56,7 @@ struct RecordEngineOptions {
   std::string codec = "raw";
   CodecOptions codec_options;
   // Raw appends pack contiguous records into vectored writes of at most
-  // this many bytes (`tools/vfs_write_benchmark.cc` measures why).
+  // this many bytes (`tools/bench/vfs_write_benchmark.cc` measures why).
   uint64_t flush_bytes = 256 << 10;
   // Threads for compression and gathers; 0 means one per core.
   int threads = 0;

@@ -7,6 +7,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash tools/install_deps.sh
-bazel build --config=opt //tools:quickstart_py
-bazel-bin/tools/quickstart_py "${1:-/tmp/loaderx-quickstart}"
+bash tools/ci/install_deps.sh
+bazel build --config=opt //tools/examples:quickstart_py
+bazel-bin/tools/examples/quickstart_py "${1:-/tmp/loaderx-quickstart}"

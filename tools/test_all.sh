@@ -2,8 +2,9 @@
 # Every test: installs whatever is missing, then runs every suite (C++ gtest,
 # Python pytest and Java JUnit, against the real build), then the C++ suites
 # again under AddressSanitizer + UndefinedBehaviorSanitizer and under
-# ThreadSanitizer. `.ci/run` runs exactly this script. The last line it
-# prints is the total, `total: N passed, M failed`.
+# ThreadSanitizer. `.ci/run` runs exactly this script. Each pass prints a
+# closing line; the last line is the total, `total: N passed, M failed`, and
+# the exit status is non-zero if any pass failed.
 #
 #   bash tools/test_all.sh
 #
@@ -11,8 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash tools/install_deps.sh
-bash tools/check_format.sh
+bash tools/ci/install_deps.sh
+bash tools/ci/check_format.sh
 
 # CI has no terminal: keep Bazel's progress output to a minimum there.
 BAZEL_FLAGS=()
@@ -20,27 +21,27 @@ if [[ -n "${CI:-}" ]]; then
   BAZEL_FLAGS+=(--noshow_progress --curses=no --color=no)
 fi
 
-tally=$(mktemp)
-trap 'rm -f "$tally"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+tally="$work/tally"
+status=0
 
-# Runs `bazel test //...` with extra flags, then counts the test cases of
-# the tests it ran (`$tests`, a query) before the next configuration
-# repoints bazel-testlogs.
+# Runs `bazel test //...` with extra flags and counts its test cases from the
+# build event file of that very run (tools/ci/count_test_cases.py), so no
+# other Bazel command can change what is counted.
 run_suite() {
-  local label=$1 tests=$2
-  shift 2
-  bazel test "${BAZEL_FLAGS[@]}" "$@" //...
-  bazel query "$tests" 2>/dev/null |
-    /usr/bin/python3 tools/count_test_cases.py "$label" bazel-testlogs "$tally"
+  local label=$1
+  shift
+  local bep="$work/$label.bep.json"
+  bazel test "${BAZEL_FLAGS[@]}" --build_event_json_file="$bep" "$@" //... || status=1
+  /usr/bin/python3 tools/ci/count_test_cases.py "$label" --bep "$bep" "$tally" || status=1
 }
 
-all_tests='tests(//...)'
-# The Python and Java tests are tagged no_sanitizer (see .bazelrc).
-sanitized_tests='tests(//...) except attr(tags, no_sanitizer, tests(//...))'
-
-run_suite all "$all_tests"
+run_suite all
 if [[ "${LOADERX_SANITIZERS:-1}" != 0 ]]; then
-  run_suite cpp-asan-ubsan "$sanitized_tests" --config=asan --config=ubsan
-  run_suite cpp-tsan "$sanitized_tests" --config=tsan
+  # The Python and Java tests are tagged no_sanitizer (see .bazelrc).
+  run_suite cpp-asan-ubsan --config=asan --config=ubsan
+  run_suite cpp-tsan --config=tsan
 fi
-/usr/bin/python3 tools/count_test_cases.py --total "$tally"
+/usr/bin/python3 tools/ci/count_test_cases.py --total "$tally" || status=1
+exit "$status"

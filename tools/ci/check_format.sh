@@ -2,7 +2,7 @@
 # Fails, naming the files, if any C++ source differs from what clang-format
 # (Google style, .clang-format) makes of it. `clang-format -i FILE` fixes one.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 mapfile -t sources < <(git ls-files --cached --others --exclude-standard '*.cc' '*.h')
 unformatted=()

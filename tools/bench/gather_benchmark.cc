@@ -36,7 +36,7 @@
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
 #include "src/record_engine.h"
-#include "tools/benchmark_support.h"
+#include "tools/bench/benchmark_support.h"
 
 namespace loaderx {
 namespace {

@@ -16,9 +16,9 @@ dtype, shapes, order and values. "write" is page-cache ingestion (nobody
 fsyncs), "gather" divides the logical payload bytes returned by the
 elapsed time, "disk" is allocated blocks. Ratios are to lmdb-raw, the
 fastest raw record contender in the reference. Needs lmdb
-(`bash tools/install_bench_deps.sh`).
+(`bash tools/bench/install_bench_deps.sh`).
 
-    bazel run --config=opt //tools:bench_ragged -- [--records 2500]
+    bazel run --config=opt //tools/bench:bench_ragged -- [--records 2500]
         [--batches 50] [--dir /tmp]
 """
 
@@ -33,7 +33,7 @@ import numpy as np
 
 from loaderx.zrecord import RaggedStore
 
-from tools.bench_common import LoaderxBackend, disk_bytes
+from tools.bench.bench_common import LoaderxBackend, disk_bytes
 
 
 def make_records(count):

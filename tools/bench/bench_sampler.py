@@ -8,7 +8,7 @@ against a `Generator.permutation` of the whole space sliced into batches
 contender's output is checked: dtype, shape, range, determinism for a seed,
 and, for cyclic, no index twice within a cycle.
 
-    bazel run --config=opt //tools:bench_sampler -- [--length N]
+    bazel run --config=opt //tools/bench:bench_sampler -- [--length N]
         [--batch-sizes 64,256,1024,4096] [--repeat 5]
 
 Prints microseconds per batch (best of --repeat runs) and loaderx's speedup.

@@ -29,7 +29,7 @@
 #include "benchmark/benchmark.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
-#include "tools/benchmark_support.h"
+#include "tools/bench/benchmark_support.h"
 
 namespace loaderx {
 namespace {

@@ -16,9 +16,9 @@ dtype, shape, order and values. "write" is page-cache ingestion of the
 whole set (no fsync for anyone); "gather" divides the logical bytes
 returned by the elapsed time; "disk" is allocated blocks. Ratios are to
 npy-mmap-raw. Needs h5py and lmdb (Debian's python3-h5py, python3-lmdb:
-`bash tools/install_bench_deps.sh`).
+`bash tools/bench/install_bench_deps.sh`).
 
-    bazel run --config=opt //tools:bench_dense -- [--records 1000]
+    bazel run --config=opt //tools/bench:bench_dense -- [--records 1000]
         [--batches 20] [--dir /tmp]
 """
 
@@ -33,7 +33,7 @@ import numpy as np
 
 from loaderx.zrecord import DenseStore
 
-from tools.bench_common import LoaderxBackend, disk_bytes
+from tools.bench.bench_common import LoaderxBackend, disk_bytes
 
 SIDE = 512
 

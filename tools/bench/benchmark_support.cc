@@ -1,4 +1,4 @@
-#include "tools/benchmark_support.h"
+#include "tools/bench/benchmark_support.h"
 
 #include <unistd.h>
 

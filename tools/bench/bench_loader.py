@@ -15,9 +15,9 @@ every image must be the record its label names. Then each runs
 ratio to torch, and the peak resident set size of this process and its
 children.
 
-Needs torch (Debian's python3-torch: `bash tools/install_bench_deps.sh`).
+Needs torch (Debian's python3-torch: `bash tools/bench/install_bench_deps.sh`).
 
-    bazel run --config=opt //tools:bench_loader -- [--records 1000]
+    bazel run --config=opt //tools/bench:bench_loader -- [--records 1000]
         [--batches 40] [--dir /tmp]
 """
 

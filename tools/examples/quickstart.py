@@ -3,7 +3,7 @@ store. It writes a small image set and its labels as .npy files, copies them
 into two DenseStores, then runs the endless DataLoader over both for 256
 steps and checks that every batch's images and labels line up.
 
-    bazel run //tools:quickstart_py -- [directory]   (default /tmp/loaderx-quickstart)
+    bazel run //tools/examples:quickstart_py -- [directory]   (default /tmp/loaderx-quickstart)
 """
 
 import os
