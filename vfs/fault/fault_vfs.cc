@@ -11,8 +11,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "loaderx/spi/path.h"
+#include "loaderx/spi/status_macros.h"
 #include "loaderx/vfs_registry.h"
-#include "src/path.h"
 
 namespace loaderx {
 
@@ -132,7 +133,7 @@ class FaultVfsFile final : public VfsFile {
   template <typename Call>
   auto Forward(VfsOp op, Call call) const
       -> decltype(call(std::declval<VfsFile&>())) {
-    if (absl::Status s = vfs_->MaybeFail(op, path_); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(vfs_->MaybeFail(op, path_));
     std::shared_lock lock(handle_->mu);
     if (handle_->base == nullptr) {
       return absl::FailedPreconditionError(
@@ -148,15 +149,12 @@ class FaultVfsFile final : public VfsFile {
         Forward(op, [&](VfsFile& f) -> absl::StatusOr<std::string> {
           absl::Status synced = op == VfsOp::kSync ? f.Sync() : f.SyncData();
           if (!synced.ok() || durability_ == nullptr) return synced;
-          absl::StatusOr<uint64_t> size = f.Size();
-          if (!size.ok()) return size.status();
-          std::string bytes(*size, '\0');
-          if (absl::Status s = f.ReadAt(0, absl::MakeSpan(bytes)); !s.ok()) {
-            return s;
-          }
+          LOADERX_ASSIGN_OR_RETURN(uint64_t size, f.Size());
+          std::string bytes(size, '\0');
+          LOADERX_RETURN_IF_ERROR(f.ReadAt(0, absl::MakeSpan(bytes)));
           return bytes;
         });
-    if (!contents.ok()) return contents.status();
+    LOADERX_RETURN_IF_ERROR(contents.status());
     if (durability_) vfs_->RecordSync(*durability_, *std::move(contents));
     return absl::OkStatus();
   }
@@ -228,9 +226,8 @@ absl::StatusOr<std::shared_ptr<FaultVfs::Durability>> FaultVfs::TrackLocked(
   auto durability = std::make_shared<Durability>();
   if (!created) {
     // A file that predates tracking is durable as it is now.
-    absl::StatusOr<std::string> contents = ReadFileToString(target(), path);
-    if (!contents.ok()) return contents.status();
-    durability->durable = *std::move(contents);
+    LOADERX_ASSIGN_OR_RETURN(durability->durable,
+                             ReadFileToString(target(), path));
     durability->entry_durable = true;
   }
   tracked_.emplace(path, durability);
@@ -239,18 +236,14 @@ absl::StatusOr<std::shared_ptr<FaultVfs::Durability>> FaultVfs::TrackLocked(
 
 absl::StatusOr<std::unique_ptr<VfsFile>> FaultVfs::Open(absl::string_view path,
                                                         OpenMode mode) {
-  if (absl::Status s = MaybeFail(VfsOp::kOpen, path); !s.ok()) return s;
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kOpen, path));
   bool created = mode == OpenMode::kCreateExclusive;
   if (mode == OpenMode::kCreate) {
-    absl::StatusOr<bool> exists = target().Exists(path);
-    if (!exists.ok()) return exists.status();
-    created = !*exists;
+    LOADERX_ASSIGN_OR_RETURN(const bool exists, target().Exists(path));
+    created = !exists;
   }
-  absl::StatusOr<std::unique_ptr<VfsFile>> base = target().Open(path, mode);
-  if (!base.ok()) return base.status();
-
   auto handle = std::make_shared<Handle>();
-  handle->base = *std::move(base);
+  LOADERX_ASSIGN_OR_RETURN(handle->base, target().Open(path, mode));
   const std::string key(path);
   std::shared_ptr<Durability> durability;
   std::lock_guard lock(mu_);
@@ -258,10 +251,7 @@ absl::StatusOr<std::unique_ptr<VfsFile>> FaultVfs::Open(absl::string_view path,
     auto it = tracked_.find(key);
     if (it != tracked_.end()) durability = it->second;
   } else {
-    absl::StatusOr<std::shared_ptr<Durability>> tracked =
-        TrackLocked(key, created);
-    if (!tracked.ok()) return tracked.status();
-    durability = *std::move(tracked);
+    LOADERX_ASSIGN_OR_RETURN(durability, TrackLocked(key, created));
   }
   std::erase_if(handles_,
                 [](const std::weak_ptr<Handle>& h) { return h.expired(); });
@@ -271,16 +261,16 @@ absl::StatusOr<std::unique_ptr<VfsFile>> FaultVfs::Open(absl::string_view path,
 }
 
 absl::Status FaultVfs::Remove(absl::string_view path) {
-  if (absl::Status s = MaybeFail(VfsOp::kRemove, path); !s.ok()) return s;
-  if (absl::Status s = target().Remove(path); !s.ok()) return s;
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kRemove, path));
+  LOADERX_RETURN_IF_ERROR(target().Remove(path));
   std::lock_guard lock(mu_);
   tracked_.erase(std::string(path));
   return absl::OkStatus();
 }
 
 absl::Status FaultVfs::Rename(absl::string_view from, absl::string_view to) {
-  if (absl::Status s = MaybeFail(VfsOp::kRename, from); !s.ok()) return s;
-  if (absl::Status s = target().Rename(from, to); !s.ok()) return s;
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kRename, from));
+  LOADERX_RETURN_IF_ERROR(target().Rename(from, to));
   std::lock_guard lock(mu_);
   auto it = tracked_.find(std::string(from));
   if (it == tracked_.end()) {
@@ -295,7 +285,7 @@ absl::Status FaultVfs::Rename(absl::string_view from, absl::string_view to) {
 
 absl::StatusOr<std::vector<std::string>> FaultVfs::List(
     absl::string_view path) {
-  if (absl::Status s = MaybeFail(VfsOp::kList, path); !s.ok()) return s;
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kList, path));
   return target().List(path);
 }
 
@@ -314,7 +304,7 @@ absl::Status FaultVfs::RemoveDirectory(absl::string_view path) {
 }
 
 absl::StatusOr<bool> FaultVfs::Exists(absl::string_view path) {
-  if (absl::Status s = MaybeFail(VfsOp::kExists, path); !s.ok()) return s;
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kExists, path));
   return target().Exists(path);
 }
 
@@ -322,7 +312,7 @@ absl::Status FaultVfs::SyncDirectory(absl::string_view path) {
   if (absl::Status s = MaybeFail(VfsOp::kSyncDirectory, path); !s.ok()) {
     return s;
   }
-  if (absl::Status s = target().SyncDirectory(path); !s.ok()) return s;
+  LOADERX_RETURN_IF_ERROR(target().SyncDirectory(path));
   absl::string_view directory = path;
   if (directory.size() > 1 && directory.back() == '/') {
     directory.remove_suffix(1);

@@ -27,9 +27,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "loaderx/spi/path.h"
+#include "loaderx/spi/status_macros.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
-#include "src/path.h"
 
 namespace loaderx {
 namespace {
@@ -85,7 +86,7 @@ class MemoryFile final : public VfsFile {
       uint64_t offset, absl::Span<const absl::string_view> pieces) override {
     uint64_t total = 0;
     for (absl::string_view piece : pieces) total += piece.size();
-    if (absl::Status s = CheckWrite(offset, total); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(CheckWrite(offset, total));
     if (total == 0) return absl::OkStatus();  // Like pwrite: no extension.
     std::unique_lock lock(node_->mu);
     std::string& data = node_->data;
@@ -104,7 +105,7 @@ class MemoryFile final : public VfsFile {
   }
 
   absl::Status Truncate(uint64_t size) override {
-    if (absl::Status s = CheckWrite(size, 0); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(CheckWrite(size, 0));
     std::unique_lock lock(node_->mu);
     node_->data.resize(size, '\0');
     return absl::OkStatus();
@@ -159,7 +160,7 @@ class MemoryVfs final : public Vfs {
       return absl::FailedPreconditionError(
           absl::StrCat("open ", path, ": not a regular file"));
     }
-    if (absl::Status s = CheckParentLocked("open", path); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(CheckParentLocked("open", path));
     auto it = files_.find(path);
     if (it == files_.end()) {
       if (mode == OpenMode::kReadOnly || mode == OpenMode::kReadWrite) {
@@ -182,7 +183,7 @@ class MemoryVfs final : public Vfs {
       return absl::FailedPreconditionError(absl::StrCat(
           "remove ", path, ": is a directory (use RemoveDirectory)"));
     }
-    if (absl::Status s = CheckParentLocked("remove", path); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(CheckParentLocked("remove", path));
     if (files_.erase(path) == 0) {
       return absl::NotFoundError(
           absl::StrCat("remove ", path, ": no such file"));
@@ -201,8 +202,8 @@ class MemoryVfs final : public Vfs {
       return absl::FailedPreconditionError(
           absl::StrCat(what, ": directories cannot be renamed"));
     }
-    if (absl::Status s = CheckParentLocked("rename", from); !s.ok()) return s;
-    if (absl::Status s = CheckParentLocked("rename", to); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(CheckParentLocked("rename", from));
+    LOADERX_RETURN_IF_ERROR(CheckParentLocked("rename", to));
     auto it = files_.find(from);
     if (it == files_.end()) {
       return absl::NotFoundError(absl::StrCat(what, ": no such file"));
@@ -226,7 +227,7 @@ class MemoryVfs final : public Vfs {
       return absl::FailedPreconditionError(
           absl::StrCat("list ", path, ": not a directory"));
     }
-    if (absl::Status s = CheckParentLocked("list", path); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(CheckParentLocked("list", path));
     if (!directories_.count(path)) {
       return absl::NotFoundError(
           absl::StrCat("list ", path, ": no such directory"));

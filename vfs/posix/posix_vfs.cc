@@ -30,6 +30,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "loaderx/spi/status_macros.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
 
@@ -84,7 +85,7 @@ class PosixFile final : public VfsFile {
   }
 
   absl::Status WriteAt(uint64_t offset, absl::string_view data) override {
-    if (absl::Status s = CheckWrite(offset, data.size()); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(CheckWrite(offset, data.size()));
     size_t done = 0;
     while (done < data.size()) {
       ssize_t n = ::pwrite(fd_, data.data() + done, data.size() - done,
@@ -103,7 +104,7 @@ class PosixFile final : public VfsFile {
       uint64_t offset, absl::Span<const absl::string_view> pieces) override {
     uint64_t total = 0;
     for (absl::string_view piece : pieces) total += piece.size();
-    if (absl::Status s = CheckWrite(offset, total); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(CheckWrite(offset, total));
 
     // `iov` holds the pieces not yet fully written, the first one advanced
     // past whatever a short write already covered.
@@ -147,7 +148,7 @@ class PosixFile final : public VfsFile {
   }
 
   absl::Status Truncate(uint64_t size) override {
-    if (absl::Status s = CheckWrite(size, 0); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(CheckWrite(size, 0));
     while (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {
       if (errno != EINTR) return PosixError("truncate", path_, errno);
     }
