@@ -56,11 +56,13 @@ absl::Status CheckRecordSize(uint64_t size, uint64_t index) {
 }
 
 // Loads a store's codec: its tag from the header, its dictionary from
-// dict.zr when present. A dictionary where the codec takes none, or none
-// where it needs one, is a damaged store.
+// dict.zr when present, and `level` for this handle's appends (0: the
+// codec's default). A dictionary where the codec takes none, or none where
+// it needs one, is a damaged store; a level the codec refuses is the
+// caller's mistake.
 absl::StatusOr<std::unique_ptr<Codec>> LoadCodec(Vfs& vfs,
                                                  const std::string& directory,
-                                                 uint8_t tag) {
+                                                 uint8_t tag, int level) {
   const std::string dictionary_path =
       JoinPath(directory, store_format::kDictionaryFile);
   CodecOptions options;
@@ -76,7 +78,9 @@ absl::StatusOr<std::unique_ptr<Codec>> LoadCodec(Vfs& vfs,
                      has_dictionary ? ", with" : ", without",
                      " dict.zr): ", codec.status().message()));
   }
-  return codec;
+  if (level == 0) return codec;
+  options.level = level;
+  return CreateCodecByTag(tag, options);
 }
 
 }  // namespace
@@ -87,7 +91,7 @@ RecordEngine::RecordEngine(std::unique_ptr<StoreFiles> files,
                            const PhysicalHeader& header)
     : files_(std::move(files)),
       codec_(std::move(codec)),
-      raw_(codec_->tag() == static_cast<uint8_t>(CodecTag::kRaw)),
+      raw_(codec_->stores_verbatim()),
       flush_bytes_(std::max<uint64_t>(options.flush_bytes, 1)),
       chunk_capacity_(
           std::clamp<uint64_t>(options.chunk_capacity, 1, kChunkCapacity - 1)),
@@ -177,8 +181,9 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Open(
   LOADERX_RETURN_IF_ERROR((*meta)->ReadAt(0, absl::MakeSpan(bytes)));
   LOADERX_ASSIGN_OR_RETURN(PhysicalHeader header,
                            store_format::DecodeHeader(bytes, meta_path));
-  LOADERX_ASSIGN_OR_RETURN(std::unique_ptr<Codec> codec,
-                           LoadCodec(vfs, dir, header.codec));
+  LOADERX_ASSIGN_OR_RETURN(
+      std::unique_ptr<Codec> codec,
+      LoadCodec(vfs, dir, header.codec, options.codec_options.level));
 
   auto files = std::make_unique<StoreFiles>(vfs, dir, *std::move(meta));
   for (uint64_t chunk = 0; chunk <= header.tail_chunk; ++chunk) {

@@ -76,7 +76,8 @@ class RecordEngine {
 
   // Opens the store in `directory`, validating its header, dictionary,
   // chunks and record table. `options.codec` and its dictionary are ignored:
-  // the store's own are used.
+  // the store's own are used (with `options.codec_options.level` for this
+  // handle's appends).
   static absl::StatusOr<std::unique_ptr<RecordEngine>> Open(
       Vfs& vfs, absl::string_view directory,
       const RecordEngineOptions& options = {});

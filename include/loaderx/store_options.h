@@ -15,6 +15,12 @@ struct StoreOptions {
   std::string codec = "zstd";
   // The trained dictionary for "zstd_dict"; must be empty otherwise.
   std::string dictionary;
+  // The compression level for appends through this handle, or 0 for the
+  // codec's default (zstd 3, zstd_dict 19). Not persisted: a level shapes
+  // how records are written, and any level's frames read back alike.
+  // Codecs without levels ignore it; an out-of-range level is
+  // InvalidArgument at create or open.
+  int level = 0;
   // Threads for compression and gathers; 0 means one per core.
   int threads = 0;
 };
