@@ -28,13 +28,6 @@ using store_format::PhysicalHeader;
 using store_format::RecordLoc;
 using store_format::SegmentOf;
 
-int WorkerThreads(int requested) {
-  const int threads =
-      requested > 0 ? requested
-                    : static_cast<int>(std::thread::hardware_concurrency());
-  return std::max(threads, 1) - 1;  // The calling thread is one of them.
-}
-
 // Shards for `count` items: enough to use every thread, none too small to
 // be worth handing over.
 int ShardsFor(uint64_t count, int concurrency, uint64_t min_per_shard) {
@@ -95,7 +88,8 @@ RecordEngine::RecordEngine(std::unique_ptr<StoreFiles> files,
       flush_bytes_(std::max<uint64_t>(options.flush_bytes, 1)),
       chunk_capacity_(
           std::clamp<uint64_t>(options.chunk_capacity, 1, kChunkCapacity - 1)),
-      pool_(WorkerThreads(options.threads)),
+      pool_(options.thread_pool != nullptr ? options.thread_pool
+                                           : DefaultThreadPool()),
       header_(header),
       length_(header.length) {}
 
@@ -257,9 +251,9 @@ absl::StatusOr<std::vector<RecordEngine::Frame>> RecordEngine::Encode(
     return frames;
   }
   // Each shard compresses a contiguous block with one reused context.
-  const int shards = ShardsFor(records.size(), pool_.concurrency(), 4);
+  const int shards = ShardsFor(records.size(), pool_->concurrency(), 4);
   std::vector<absl::Status> results(shards);
-  pool_.ParallelFor(shards, [&](int shard) {
+  pool_->ParallelFor(shards, [&](int shard) {
     const size_t begin = records.size() * shard / shards;
     const size_t end = records.size() * (shard + 1) / shards;
     absl::StatusOr<std::unique_ptr<CompressionContext>> context =
@@ -429,9 +423,9 @@ absl::Status RecordEngine::Gather(
   LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
   // Contiguous blocks per shard keep each worker's reads sequential in the
   // batch; each shard reuses one decompression context and staging buffer.
-  const int shards = ShardsFor(indices.size(), pool_.concurrency(), 8);
+  const int shards = ShardsFor(indices.size(), pool_->concurrency(), 8);
   std::vector<absl::Status> results(shards);
-  pool_.ParallelFor(shards, [&](int shard) {
+  pool_->ParallelFor(shards, [&](int shard) {
     const size_t begin = indices.size() * shard / shards;
     const size_t end = indices.size() * (shard + 1) / shards;
     std::unique_ptr<DecompressionContext> context;

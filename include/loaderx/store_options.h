@@ -5,7 +5,10 @@
 #define LOADERX_STORE_OPTIONS_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
+
+#include "loaderx/thread_pool.h"
 
 namespace loaderx {
 
@@ -21,8 +24,9 @@ struct StoreOptions {
   // Codecs without levels ignore it; an out-of-range level is
   // InvalidArgument at create or open.
   int level = 0;
-  // Threads for compression and gathers; 0 means one per core.
-  int threads = 0;
+  // The pool compression and gathers run on; null (the default) means the
+  // process's shared `DefaultThreadPool()` (see `loaderx/thread_pool.h`).
+  std::shared_ptr<ThreadPool> thread_pool;
 };
 
 struct StoreStats {
