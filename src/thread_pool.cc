@@ -2,10 +2,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 
 namespace loaderx {
 namespace {
@@ -16,12 +22,21 @@ struct Call {
   Call(int shards, const std::function<void(int)>& body)
       : shards(shards), body(body) {}
 
-  // Claims and runs shards until none is left.
+  // Claims and runs shards until none is left. A shard that throws is
+  // finished like any other; the first exception is kept for the caller.
   void RunShards() {
     for (int shard = next.fetch_add(1); shard < shards;
          shard = next.fetch_add(1)) {
-      body(shard);
+      std::exception_ptr thrown;
+      try {
+        body(shard);
+      } catch (...) {
+        thrown = std::current_exception();
+      }
       std::lock_guard lock(mu);
+      if (thrown != nullptr && first_exception == nullptr) {
+        first_exception = thrown;
+      }
       if (++finished == shards) done.notify_all();
     }
   }
@@ -31,7 +46,8 @@ struct Call {
   std::atomic<int> next{0};
   std::mutex mu;
   std::condition_variable done;
-  int finished = 0;  // Guarded by `mu`.
+  int finished = 0;                    // Guarded by `mu`.
+  std::exception_ptr first_exception;  // Guarded by `mu`.
 };
 
 }  // namespace
@@ -68,6 +84,29 @@ void ThreadPool::ParallelFor(int shards, const std::function<void(int)>& body) {
   call->RunShards();
   std::unique_lock lock(call->mu);
   call->done.wait(lock, [&] { return call->finished == call->shards; });
+  if (call->first_exception != nullptr) {
+    std::rethrow_exception(call->first_exception);
+  }
+}
+
+absl::Status ThreadPool::TryParallelFor(
+    int shards, const std::function<absl::Status(int)>& body) {
+  std::vector<absl::Status> results(std::max(shards, 0));
+  try {
+    ParallelFor(shards, [&](int shard) { results[shard] = body(shard); });
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        "out of memory in a parallel task (std::bad_alloc)");
+  } catch (const std::exception& e) {
+    return absl::InternalError(
+        absl::StrCat("a parallel task threw: ", e.what()));
+  } catch (...) {
+    return absl::InternalError("a parallel task threw a non-standard value");
+  }
+  for (absl::Status& result : results) {
+    if (!result.ok()) return std::move(result);
+  }
+  return absl::OkStatus();
 }
 
 void ThreadPool::WorkerLoop() {

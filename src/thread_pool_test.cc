@@ -2,10 +2,14 @@
 
 #include <atomic>
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tests/status_testing.h"
 
 namespace loaderx {
 namespace {
@@ -57,6 +61,52 @@ TEST(ThreadPoolTest, NestedCallsFromInsideShardsComplete) {
   std::atomic<int> inner{0};
   pool.ParallelFor(6, [&](int) { pool.ParallelFor(5, [&](int) { inner++; }); });
   EXPECT_EQ(inner.load(), 30);
+}
+
+TEST(ThreadPoolTest, AThrowingShardIsRethrownToTheCallerAfterAllFinish) {
+  for (int workers : {0, 2}) {
+    ThreadPool pool(workers);
+    std::atomic<int> runs{0};
+    EXPECT_THROW(pool.ParallelFor(16,
+                                  [&](int shard) {
+                                    runs++;
+                                    if (shard % 5 == 1) throw std::bad_alloc();
+                                  }),
+                 std::bad_alloc);
+    EXPECT_EQ(runs.load(), 16) << workers << " workers";
+    // The pool still works afterwards.
+    std::atomic<int> again{0};
+    pool.ParallelFor(4, [&](int) { again++; });
+    EXPECT_EQ(again.load(), 4);
+  }
+}
+
+TEST(ThreadPoolTest, TryParallelForTurnsExceptionsIntoStatuses) {
+  ThreadPool pool(2);
+  EXPECT_STATUS_CODE(pool.TryParallelFor(8,
+                                         [](int shard) -> absl::Status {
+                                           if (shard == 3) {
+                                             throw std::bad_alloc();
+                                           }
+                                           return absl::OkStatus();
+                                         }),
+                     absl::StatusCode::kResourceExhausted);
+  EXPECT_STATUS_CODE(pool.TryParallelFor(8,
+                                         [](int shard) -> absl::Status {
+                                           if (shard == 6) {
+                                             throw std::runtime_error("boom");
+                                           }
+                                           return absl::OkStatus();
+                                         }),
+                     absl::StatusCode::kInternal);
+  // Without exceptions: the lowest failing shard's status.
+  absl::Status first = pool.TryParallelFor(8, [](int shard) -> absl::Status {
+    if (shard >= 5) return absl::DataLossError(absl::StrCat("shard ", shard));
+    return absl::OkStatus();
+  });
+  EXPECT_EQ(first, absl::DataLossError("shard 5"));
+  EXPECT_OK(pool.TryParallelFor(
+      3, [](int) -> absl::Status { return absl::OkStatus(); }));
 }
 
 TEST(ThreadPoolTest, TheDefaultPoolIsSharedAndResizedForLaterUsers) {

@@ -29,6 +29,11 @@ absl::StatusOr<std::unique_ptr<MappedRegion>> VfsFile::MapReadOnly(
       absl::StrCat("map ", path(), ": this filesystem cannot map files"));
 }
 
+absl::StatusOr<uint64_t> VfsFile::ModificationStamp() const {
+  return absl::UnimplementedError(absl::StrCat(
+      "stamp ", path(), ": this filesystem keeps no modification times"));
+}
+
 absl::Status BusyError(absl::string_view path) {
   absl::Status status = absl::UnavailableError(
       absl::StrCat("busy: ", path, " is locked by another handle or process"));

@@ -1,8 +1,11 @@
-// The VFS conformance suite, part 2: lock modes and read-only mappings (the
-// contract of `VfsFile::TryLock`, `TryLockShared` and `MapReadOnly`).
+// The VFS conformance suite, part 2: lock modes, read-only mappings and
+// modification stamps (the contract of `VfsFile::TryLock`, `TryLockShared`,
+// `MapReadOnly` and `ModificationStamp`).
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
@@ -15,6 +18,32 @@ namespace loaderx {
 namespace {
 
 using ::testing::HasSubstr;
+
+TEST_P(VfsConformanceTest, ModificationStampGrowsWithEveryChange) {
+  ASSERT_OK(WriteStringToFile(*vfs_, Path("stamped"), "one"));
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       vfs_->Open(Path("stamped"), OpenMode::kReadOnly));
+  absl::StatusOr<uint64_t> first = reader->ModificationStamp();
+  if (absl::IsUnimplemented(first.status())) GTEST_SKIP() << first.status();
+  ASSERT_OK(first.status());
+  // Reading changes nothing.
+  std::string byte(1, '\0');
+  ASSERT_OK(reader->ReadAt(0, absl::MakeSpan(byte)));
+  ASSERT_OK_AND_ASSIGN(uint64_t unchanged, reader->ModificationStamp());
+  EXPECT_EQ(unchanged, *first);
+  // A write through another handle, past a coarse clock's tick, is later;
+  // so is a truncation.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_OK_AND_ASSIGN(auto writer,
+                       vfs_->Open(Path("stamped"), OpenMode::kReadWrite));
+  ASSERT_OK(writer->WriteAt(0, "two"));
+  ASSERT_OK_AND_ASSIGN(uint64_t written, reader->ModificationStamp());
+  EXPECT_GT(written, *first);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_OK(writer->Truncate(1));
+  ASSERT_OK_AND_ASSIGN(uint64_t truncated, writer->ModificationStamp());
+  EXPECT_GT(truncated, written);
+}
 
 TEST_P(VfsConformanceTest, SharedLocksCoexistAndExcludeTheExclusiveOne) {
   ASSERT_OK(WriteStringToFile(*vfs_, Path("lock"), "x"));

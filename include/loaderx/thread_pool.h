@@ -25,6 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/status/status.h"
+
 namespace loaderx {
 
 class ThreadPool {
@@ -39,8 +41,17 @@ class ThreadPool {
   int concurrency() const { return static_cast<int>(workers_.size()) + 1; }
 
   // Runs `body(shard)` for every shard in `[0, shards)` and returns when all
-  // have finished.
+  // have finished. If shards throw, the rest still run to the end, and then
+  // the first exception is rethrown here, on the calling thread: nothing
+  // escapes into a worker (where it would end the process).
   void ParallelFor(int shards, const std::function<void(int)>& body);
+
+  // The same for shards that report a status: returns the first failed
+  // shard's status (by shard number) once all have finished. An exception
+  // from a shard becomes a status: ResourceExhausted for `std::bad_alloc`,
+  // Internal for anything else. Never throws.
+  absl::Status TryParallelFor(int shards,
+                              const std::function<absl::Status(int)>& body);
 
  private:
   void WorkerLoop();

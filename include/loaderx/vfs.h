@@ -28,7 +28,8 @@
 //                       read-only handle; a lock of the other mode asked of
 //                       a handle that already holds one
 //   Unimplemented       an optional capability this VFS does not have
-//                       (`MapReadOnly`, `TryLockShared`)
+//                       (`MapReadOnly`, `TryLockShared`,
+//                       `ModificationStamp`)
 //   PermissionDenied    the OS refused access
 //   ResourceExhausted   the device is full
 //   DataLoss, Internal, Unknown
@@ -149,6 +150,15 @@ class VfsFile {
   // default), and callers fall back to `ReadAt`.
   virtual absl::StatusOr<std::unique_ptr<MappedRegion>> MapReadOnly(
       uint64_t offset, uint64_t length) const;
+
+  // When the file's contents last changed, through any handle or process:
+  // a value that a later write or truncation never makes smaller and makes
+  // larger unless both land within one tick of a coarse filesystem clock
+  // (POSIX: the modification time in nanoseconds). Copying a file without
+  // keeping its times gives it a larger value. The store uses it to notice
+  // that another program wrote meta.zr since this library last did. A VFS
+  // without such a clock returns Unimplemented (the default).
+  virtual absl::StatusOr<uint64_t> ModificationStamp() const;
 };
 
 // A filesystem. Implementations are thread-safe: every method may be called

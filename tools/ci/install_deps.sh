@@ -10,7 +10,7 @@ PACKAGES=(
   g++ make git clang-format
   # Native libraries the engine and its tests link against.
   libzstd-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libmsgpack-cxx-dev
+  libmsgpack-cxx-dev libxxhash-dev
   # Bindings: SWIG, the Python headers and numpy, the JDK and JUnit.
   swig python3 python3-dev python3-numpy python3-pytest python3-venv
   default-jdk-headless junit4

@@ -25,6 +25,9 @@ struct FaultVfs::Durability {
   std::vector<std::pair<uint64_t, uint64_t>> unsynced;
   // Whether the directory entry survives a crash.
   bool entry_durable = false;
+  // The wrapped file's modification stamp as of the last sync, if it has
+  // stamps.
+  std::optional<uint64_t> synced_stamp;
 };
 
 // The wrapped handle, shared with `FaultVfs` so a crash can close it while
@@ -72,6 +75,10 @@ absl::string_view VfsOpName(VfsOp op) {
       return "TryLockShared";
     case VfsOp::kMapReadOnly:
       return "MapReadOnly";
+    case VfsOp::kModificationStamp:
+      return "ModificationStamp";
+    case VfsOp::kOpenWritable:
+      return "Open (writable)";
   }
   return "unknown";
 }
@@ -95,22 +102,22 @@ class FaultVfsFile final : public VfsFile {
 
   absl::Status WriteAt(uint64_t offset, absl::string_view data) override {
     absl::Status status = Forward(
-        VfsOp::kWriteAt, [&](VfsFile& f) { return f.WriteAt(offset, data); });
-    if (status.ok() && durability_) {
-      vfs_->RecordWrite(*durability_, offset, data.size());
-    }
+        VfsOp::kWriteAt, [&](VfsFile& f) { return f.WriteAt(offset, data); },
+        /*mutating=*/true);
+    if (status.ok()) Written(offset, data.size());
     return status;
   }
 
   absl::Status WriteVectorAt(
       uint64_t offset, absl::Span<const absl::string_view> pieces) override {
-    absl::Status status = Forward(VfsOp::kWriteVectorAt, [&](VfsFile& f) {
-      return f.WriteVectorAt(offset, pieces);
-    });
-    if (status.ok() && durability_) {
+    absl::Status status = Forward(
+        VfsOp::kWriteVectorAt,
+        [&](VfsFile& f) { return f.WriteVectorAt(offset, pieces); },
+        /*mutating=*/true);
+    if (status.ok()) {
       uint64_t total = 0;
       for (absl::string_view piece : pieces) total += piece.size();
-      vfs_->RecordWrite(*durability_, offset, total);
+      Written(offset, total);
     }
     return status;
   }
@@ -120,8 +127,22 @@ class FaultVfsFile final : public VfsFile {
   }
 
   absl::Status Truncate(uint64_t size) override {
-    return Forward(VfsOp::kTruncate,
-                   [&](VfsFile& f) { return f.Truncate(size); });
+    absl::Status status = Forward(
+        VfsOp::kTruncate, [&](VfsFile& f) { return f.Truncate(size); },
+        /*mutating=*/true);
+    if (status.ok()) vfs_->ForgetRevertedStamp(path_);
+    return status;
+  }
+
+  absl::StatusOr<uint64_t> ModificationStamp() const override {
+    LOADERX_RETURN_IF_ERROR(vfs_->MaybeFail(VfsOp::kModificationStamp, path_));
+    if (std::optional<uint64_t> reverted = vfs_->RevertedStamp(path_)) {
+      return *reverted;
+    }
+    return Forward(
+        VfsOp::kModificationStamp,
+        [](VfsFile& f) { return f.ModificationStamp(); },
+        /*mutating=*/false, /*counted=*/false);
   }
 
   absl::Status SyncData() override { return SyncAs(VfsOp::kSyncData); }
@@ -144,12 +165,19 @@ class FaultVfsFile final : public VfsFile {
   }
 
  private:
-  // Runs `call` on the wrapped handle unless a rule fails `op` first or a
-  // crash closed the handle.
+  // A successful write of `size` bytes at `offset`.
+  void Written(uint64_t offset, uint64_t size) {
+    if (durability_) vfs_->RecordWrite(*durability_, offset, size);
+    if (size > 0) vfs_->ForgetRevertedStamp(path_);
+  }
+
+  // Runs `call` on the wrapped handle unless a rule fails `op` first (when
+  // `counted`), the power is cut, or a crash closed the handle.
   template <typename Call>
-  auto Forward(VfsOp op, Call call) const
+  auto Forward(VfsOp op, Call call, bool mutating = false,
+               bool counted = true) const
       -> decltype(call(std::declval<VfsFile&>())) {
-    LOADERX_RETURN_IF_ERROR(vfs_->MaybeFail(op, path_));
+    if (counted) LOADERX_RETURN_IF_ERROR(vfs_->MaybeFail(op, path_, mutating));
     std::shared_lock lock(handle_->mu);
     if (handle_->base == nullptr) {
       return absl::FailedPreconditionError(
@@ -159,19 +187,27 @@ class FaultVfsFile final : public VfsFile {
     return call(*handle_->base);
   }
 
-  // Syncs, then records the file's current contents as durable.
+  // Syncs, then records the file's current contents (and stamp) as durable.
   absl::Status SyncAs(VfsOp op) {
-    absl::StatusOr<std::string> contents =
-        Forward(op, [&](VfsFile& f) -> absl::StatusOr<std::string> {
+    std::optional<uint64_t> stamp;
+    absl::StatusOr<std::string> contents = Forward(
+        op,
+        [&](VfsFile& f) -> absl::StatusOr<std::string> {
           absl::Status synced = op == VfsOp::kSync ? f.Sync() : f.SyncData();
           if (!synced.ok() || durability_ == nullptr) return synced;
           LOADERX_ASSIGN_OR_RETURN(uint64_t size, f.Size());
           std::string bytes(size, '\0');
           LOADERX_RETURN_IF_ERROR(f.ReadAt(0, absl::MakeSpan(bytes)));
+          if (absl::StatusOr<uint64_t> now = f.ModificationStamp(); now.ok()) {
+            stamp = *now;
+          }
           return bytes;
-        });
+        },
+        /*mutating=*/true);
     LOADERX_RETURN_IF_ERROR(contents.status());
-    if (durability_) vfs_->RecordSync(*durability_, *std::move(contents));
+    if (durability_) {
+      vfs_->RecordSync(*durability_, *std::move(contents), stamp);
+    }
     return absl::OkStatus();
   }
 
@@ -218,9 +254,36 @@ int64_t FaultVfs::CallCount(VfsOp op) const {
   return it == calls_.end() ? 0 : it->second;
 }
 
-absl::Status FaultVfs::MaybeFail(VfsOp op, absl::string_view path) {
+void FaultVfs::CutPowerAfter(int64_t calls) {
+  std::lock_guard lock(mu_);
+  power_cut_at_ = calls < 0 ? -1 : mutating_calls_ + calls;
+}
+
+int64_t FaultVfs::MutatingCalls() const {
+  std::lock_guard lock(mu_);
+  return mutating_calls_;
+}
+
+std::optional<uint64_t> FaultVfs::RevertedStamp(const std::string& path) const {
+  std::lock_guard lock(mu_);
+  auto it = reverted_stamps_.find(path);
+  if (it == reverted_stamps_.end()) return std::nullopt;
+  return it->second;
+}
+
+void FaultVfs::ForgetRevertedStamp(const std::string& path) {
+  std::lock_guard lock(mu_);
+  reverted_stamps_.erase(path);
+}
+
+absl::Status FaultVfs::MaybeFail(VfsOp op, absl::string_view path,
+                                 bool mutating) {
   std::lock_guard lock(mu_);
   ++calls_[op];
+  if (power_cut_at_ >= 0 && mutating_calls_ >= power_cut_at_) {
+    return absl::UnavailableError(absl::StrCat(
+        "simulated power cut: ", VfsOpName(op), " ", path, " never happened"));
+  }
   for (Rule& rule : rules_) {
     if (rule.op != op || !absl::StrContains(path, rule.path_filter)) continue;
     ++rule.seen;
@@ -230,6 +293,7 @@ absl::Status FaultVfs::MaybeFail(VfsOp op, absl::string_view path) {
                                        path, ": ", rule.error.message()));
     }
   }
+  if (mutating) ++mutating_calls_;
   return absl::OkStatus();
 }
 
@@ -240,14 +304,16 @@ void FaultVfs::RecordWrite(Durability& durability, uint64_t offset,
   durability.unsynced.emplace_back(offset, offset + size);
 }
 
-void FaultVfs::RecordSync(Durability& durability, std::string contents) {
+void FaultVfs::RecordSync(Durability& durability, std::string contents,
+                          std::optional<uint64_t> stamp) {
   std::lock_guard lock(mu_);
   durability.durable = std::move(contents);
   durability.unsynced.clear();
+  durability.synced_stamp = stamp;
 }
 
 absl::StatusOr<std::shared_ptr<FaultVfs::Durability>> FaultVfs::TrackLocked(
-    const std::string& path, bool created) {
+    const std::string& path, bool created, std::optional<uint64_t> stamp) {
   auto it = tracked_.find(path);
   if (it != tracked_.end()) return it->second;
   auto durability = std::make_shared<Durability>();
@@ -256,6 +322,7 @@ absl::StatusOr<std::shared_ptr<FaultVfs::Durability>> FaultVfs::TrackLocked(
     LOADERX_ASSIGN_OR_RETURN(durability->durable,
                              ReadFileToString(target(), path));
     durability->entry_durable = true;
+    durability->synced_stamp = stamp;
   }
   tracked_.emplace(path, durability);
   return durability;
@@ -263,7 +330,12 @@ absl::StatusOr<std::shared_ptr<FaultVfs::Durability>> FaultVfs::TrackLocked(
 
 absl::StatusOr<std::unique_ptr<VfsFile>> FaultVfs::Open(absl::string_view path,
                                                         OpenMode mode) {
-  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kOpen, path));
+  const bool creating =
+      mode == OpenMode::kCreate || mode == OpenMode::kCreateExclusive;
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kOpen, path, creating));
+  if (mode != OpenMode::kReadOnly) {
+    LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kOpenWritable, path));
+  }
   bool created = mode == OpenMode::kCreateExclusive;
   if (mode == OpenMode::kCreate) {
     LOADERX_ASSIGN_OR_RETURN(const bool exists, target().Exists(path));
@@ -271,6 +343,11 @@ absl::StatusOr<std::unique_ptr<VfsFile>> FaultVfs::Open(absl::string_view path,
   }
   auto handle = std::make_shared<Handle>();
   LOADERX_ASSIGN_OR_RETURN(handle->base, target().Open(path, mode));
+  std::optional<uint64_t> stamp;
+  if (absl::StatusOr<uint64_t> now = handle->base->ModificationStamp();
+      now.ok()) {
+    stamp = *now;
+  }
   const std::string key(path);
   std::shared_ptr<Durability> durability;
   std::lock_guard lock(mu_);
@@ -278,7 +355,7 @@ absl::StatusOr<std::unique_ptr<VfsFile>> FaultVfs::Open(absl::string_view path,
     auto it = tracked_.find(key);
     if (it != tracked_.end()) durability = it->second;
   } else {
-    LOADERX_ASSIGN_OR_RETURN(durability, TrackLocked(key, created));
+    LOADERX_ASSIGN_OR_RETURN(durability, TrackLocked(key, created, stamp));
   }
   std::erase_if(handles_,
                 [](const std::weak_ptr<Handle>& h) { return h.expired(); });
@@ -288,17 +365,20 @@ absl::StatusOr<std::unique_ptr<VfsFile>> FaultVfs::Open(absl::string_view path,
 }
 
 absl::Status FaultVfs::Remove(absl::string_view path) {
-  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kRemove, path));
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kRemove, path, true));
   LOADERX_RETURN_IF_ERROR(target().Remove(path));
   std::lock_guard lock(mu_);
   tracked_.erase(std::string(path));
+  reverted_stamps_.erase(std::string(path));
   return absl::OkStatus();
 }
 
 absl::Status FaultVfs::Rename(absl::string_view from, absl::string_view to) {
-  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kRename, from));
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kRename, from, true));
   LOADERX_RETURN_IF_ERROR(target().Rename(from, to));
   std::lock_guard lock(mu_);
+  reverted_stamps_.erase(std::string(from));
+  reverted_stamps_.erase(std::string(to));
   auto it = tracked_.find(std::string(from));
   if (it == tracked_.end()) {
     tracked_.erase(std::string(to));
@@ -317,12 +397,12 @@ absl::StatusOr<std::vector<std::string>> FaultVfs::List(
 }
 
 absl::Status FaultVfs::CreateDirectory(absl::string_view path) {
-  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kCreateDirectory, path));
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kCreateDirectory, path, true));
   return target().CreateDirectory(path);
 }
 
 absl::Status FaultVfs::RemoveDirectory(absl::string_view path) {
-  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kRemoveDirectory, path));
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kRemoveDirectory, path, true));
   return target().RemoveDirectory(path);
 }
 
@@ -332,7 +412,7 @@ absl::StatusOr<bool> FaultVfs::Exists(absl::string_view path) {
 }
 
 absl::Status FaultVfs::SyncDirectory(absl::string_view path) {
-  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kSyncDirectory, path));
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kSyncDirectory, path, true));
   LOADERX_RETURN_IF_ERROR(target().SyncDirectory(path));
   absl::string_view directory = path;
   if (directory.size() > 1 && directory.back() == '/') {
@@ -352,6 +432,7 @@ absl::Status FaultVfs::SimulateCrash(CrashMode mode, uint64_t seed) {
     std::lock_guard lock(mu_);
     handles.swap(handles_);
     tracked.swap(tracked_);
+    power_cut_at_ = -1;
   }
   // The process "died": its descriptors, and with them its locks, are gone.
   for (const std::weak_ptr<Handle>& weak : handles) {
@@ -377,6 +458,12 @@ absl::Status FaultVfs::SimulateCrash(CrashMode mode, uint64_t seed) {
       }
     }
     LOADERX_RETURN_IF_ERROR(WriteStringToFile(target(), path, contents));
+    std::lock_guard lock(mu_);
+    if (durability->synced_stamp.has_value()) {
+      reverted_stamps_[path] = *durability->synced_stamp;
+    } else {
+      reverted_stamps_.erase(path);
+    }
   }
   return absl::OkStatus();
 }

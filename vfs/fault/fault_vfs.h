@@ -22,7 +22,19 @@
 //    this `FaultVfs` are tracked. Tracking copies a file's contents at each
 //    sync, so this is a tool for small test data.
 //
-// 3. Mappings: `MapReadOnly` is declined (Unimplemented) unless
+// 3. Power cuts: `CutPowerAfter(n)` lets n more mutating calls (writes,
+//    truncations, syncs, creating opens, removes, renames, directory
+//    changes) through and then fails every call with Unavailable, as if the
+//    machine stopped there, until `SimulateCrash`. Enumerating n over an
+//    operation's `MutatingCalls()` puts a power loss at every write and
+//    every sync it makes.
+//
+// 4. Modification stamps are forwarded; after `SimulateCrash` a file that
+//    was reverted reports the stamp it had at its last sync (a power cut
+//    takes the unsynced modification times with it) until it is written
+//    again.
+//
+// 5. Mappings: `MapReadOnly` is declined (Unimplemented) unless
 //    `set_mapping(true)`, so the engine's crash tests exercise its `ReadAt`
 //    path by default and a test opts into the mapped path; with mapping on,
 //    calls are forwarded (and can be failed like any other operation).
@@ -40,6 +52,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +82,10 @@ enum class VfsOp {
   kTryLock,
   kTryLockShared,
   kMapReadOnly,
+  kModificationStamp,
+  // Counted (and failed) in addition to `kOpen` for opens in a mode that
+  // can write (`kReadWrite`, `kCreate`, `kCreateExclusive`).
+  kOpenWritable,
 };
 
 absl::string_view VfsOpName(VfsOp op);
@@ -108,6 +125,12 @@ class FaultVfs final : public Vfs {
   // How many times `op` was called through this VFS, failed calls included.
   int64_t CallCount(VfsOp op) const;
 
+  // After `calls` more mutating calls, every call fails (a power cut; see
+  // above) until `SimulateCrash`. Negative: no cut (the default).
+  void CutPowerAfter(int64_t calls);
+  // Mutating calls that reached the wrapped VFS so far.
+  int64_t MutatingCalls() const;
+
   // Simulates power loss as described above. `seed` picks the garbage in
   // `kGarbleUnsynced` mode. Errors come from the wrapped VFS while it is
   // being rewritten.
@@ -132,17 +155,25 @@ class FaultVfs final : public Vfs {
   struct Durability;
   struct Handle;
 
-  // Counts a call of `op` and returns the injected error if a rule fires.
-  absl::Status MaybeFail(VfsOp op, absl::string_view path);
+  // Counts a call of `op` and returns the injected error if a rule fires or
+  // the power is cut; a `mutating` call that passes counts towards the cut.
+  absl::Status MaybeFail(VfsOp op, absl::string_view path,
+                         bool mutating = false);
+  // The stamp a file reverted by a crash reports until it is written again.
+  std::optional<uint64_t> RevertedStamp(const std::string& path) const;
+  void ForgetRevertedStamp(const std::string& path);
   // Records that `[offset, offset + size)` of a tracked file was written.
   void RecordWrite(Durability& durability, uint64_t offset, uint64_t size);
-  // Records that a tracked file's contents are now durably `contents`.
-  void RecordSync(Durability& durability, std::string contents);
+  // Records that a tracked file's contents are now durably `contents`, with
+  // modification stamp `stamp`.
+  void RecordSync(Durability& durability, std::string contents,
+                  std::optional<uint64_t> stamp);
 
   // Tracks `path` for crash simulation if it is not tracked yet; `created`
-  // says the file did not exist before this open.
+  // says the file did not exist before this open, `stamp` is its current
+  // modification stamp.
   absl::StatusOr<std::shared_ptr<Durability>> TrackLocked(
-      const std::string& path, bool created);
+      const std::string& path, bool created, std::optional<uint64_t> stamp);
 
   struct Rule {
     VfsOp op;
@@ -160,6 +191,9 @@ class FaultVfs final : public Vfs {
   bool mapping_ = false;            // Guarded by `mu_`.
   std::vector<Rule> rules_;         // Guarded by `mu_`.
   std::map<VfsOp, int64_t> calls_;  // Guarded by `mu_`.
+  int64_t mutating_calls_ = 0;      // Guarded by `mu_`.
+  int64_t power_cut_at_ = -1;       // Guarded by `mu_`; -1: none.
+  std::map<std::string, uint64_t> reverted_stamps_;  // Guarded by `mu_`.
   // Files written through this VFS, by current path.
   std::map<std::string, std::shared_ptr<Durability>> tracked_;  // `mu_`.
   // Every handle this VFS opened that may still be alive.

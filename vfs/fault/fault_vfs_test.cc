@@ -128,12 +128,70 @@ TEST_F(FaultVfsTest, EveryOperationCanFail) {
   fails(VfsOp::kSync, [&] { return file->Sync(); });
   fails(VfsOp::kTryLock, [&] { return file->TryLock(); });
   fails(VfsOp::kTryLockShared, [&] { return file->TryLockShared(); });
+  fails(VfsOp::kModificationStamp, [&] { return file->ModificationStamp(); });
+  fails(VfsOp::kOpenWritable,
+        [&] { return vfs_->Open("/d/f", OpenMode::kReadWrite); });
   vfs_->set_mapping(true);
   fails(VfsOp::kMapReadOnly, [&] { return file->MapReadOnly(0, 1); });
   // None of the failed calls changed anything.
   EXPECT_EQ(BaseContents("/d/f"), "x");
   EXPECT_FALSE(BaseExists("/d/g"));
   EXPECT_FALSE(BaseExists("/e"));
+}
+
+TEST_F(FaultVfsTest, OnlyWritableOpensCountAsWritable) {
+  ASSERT_OK(WriteStringToFile(*vfs_, "/d/f", "x"));
+  const int64_t before = vfs_->CallCount(VfsOp::kOpenWritable);
+  ASSERT_OK(vfs_->Open("/d/f", OpenMode::kReadOnly));
+  EXPECT_EQ(vfs_->CallCount(VfsOp::kOpenWritable), before);
+  vfs_->FailOnCall(VfsOp::kOpenWritable, 1, absl::PermissionDeniedError("ro"),
+                   /*sticky=*/true);
+  EXPECT_OK(vfs_->Open("/d/f", OpenMode::kReadOnly));
+  EXPECT_STATUS_CODE(vfs_->Open("/d/f", OpenMode::kReadWrite),
+                     absl::StatusCode::kPermissionDenied);
+  EXPECT_STATUS_CODE(vfs_->Open("/d/g", OpenMode::kCreate),
+                     absl::StatusCode::kPermissionDenied);
+  EXPECT_FALSE(BaseExists("/d/g"));
+}
+
+TEST_F(FaultVfsTest, PowerCutStopsEveryCallAfterTheGivenMutations) {
+  ASSERT_OK_AND_ASSIGN(auto file, vfs_->Open("/d/f", OpenMode::kCreate));
+  const int64_t start = vfs_->MutatingCalls();
+  vfs_->CutPowerAfter(2);
+  EXPECT_OK(file->WriteAt(0, "one"));
+  std::string byte(1, '\0');
+  EXPECT_OK(file->ReadAt(0, absl::MakeSpan(byte)));  // Reads do not count.
+  EXPECT_OK(file->SyncData());
+  EXPECT_EQ(vfs_->MutatingCalls() - start, 2);
+  absl::Status cut = file->WriteAt(3, "two");
+  EXPECT_EQ(cut.code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(cut.message(), HasSubstr("power cut"));
+  EXPECT_STATUS_CODE(file->ReadAt(0, absl::MakeSpan(byte)),
+                     absl::StatusCode::kUnavailable);
+  EXPECT_STATUS_CODE(vfs_->Remove("/d/f"), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(BaseContents("/d/f"), "one");
+  // The crash restores the power.
+  ASSERT_OK(vfs_->SimulateCrash());
+  EXPECT_OK(vfs_->Exists("/d/f"));
+}
+
+TEST_F(FaultVfsTest, CrashRevertsTheModificationStampToTheLastSync) {
+  ASSERT_OK_AND_ASSIGN(auto file, vfs_->Open("/d/f", OpenMode::kCreate));
+  ASSERT_OK(vfs_->SyncDirectory("/d"));
+  ASSERT_OK(file->WriteAt(0, "synced"));
+  ASSERT_OK(file->Sync());
+  ASSERT_OK_AND_ASSIGN(uint64_t synced, file->ModificationStamp());
+  ASSERT_OK(file->WriteAt(0, "lost"));
+  ASSERT_OK_AND_ASSIGN(uint64_t unsynced, file->ModificationStamp());
+  EXPECT_GT(unsynced, synced);
+  ASSERT_OK(vfs_->SimulateCrash());
+  ASSERT_OK_AND_ASSIGN(auto reopened, vfs_->Open("/d/f", OpenMode::kReadWrite));
+  ASSERT_OK_AND_ASSIGN(uint64_t after_crash, reopened->ModificationStamp());
+  EXPECT_EQ(after_crash, synced);
+  // The next write moves it on past everything seen before.
+  ASSERT_OK(reopened->WriteAt(0, "new"));
+  ASSERT_OK_AND_ASSIGN(uint64_t rewritten, reopened->ModificationStamp());
+  EXPECT_GT(rewritten, unsynced);
 }
 
 TEST_F(FaultVfsTest, MappingIsDeclinedUntilEnabled) {

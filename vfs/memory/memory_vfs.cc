@@ -6,6 +6,7 @@
 // directories must exist before entries are made in them, and the locks
 // belong to the node, not the path. Sync calls are no-ops: nothing here
 // survives the process, and the fault VFS models durability on top of it.
+// `ModificationStamp` ticks a process-wide counter on every change.
 // `MapReadOnly` hands out the file's own bytes: a node's contents are a
 // shared buffer, and a write to a buffer that a mapping still holds copies
 // it first (copy-on-write), so a mapping is a stable snapshot.
@@ -16,6 +17,7 @@
 // interpreted inside a path.
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -45,6 +47,8 @@ struct FileNode {
   // while any mapping holds it.
   std::shared_ptr<std::string> data =  // Guarded by `mu`.
       std::make_shared<std::string>();
+  // When the contents last changed: a tick of `NextStamp`.
+  uint64_t stamp = 0;      // Guarded by `mu`.
   bool exclusive = false;  // Guarded by `mu`.
   int shared = 0;          // Guarded by `mu`: holders of the shared lock.
 
@@ -54,6 +58,13 @@ struct FileNode {
     return *data;
   }
 };
+
+// The memory VFS's clock for `ModificationStamp`: one tick per change, so
+// every write is seen as later than the ones before it.
+uint64_t NextStamp() {
+  static std::atomic<uint64_t> clock{0};
+  return clock.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 // A snapshot of a file's bytes, sharing the node's buffer.
 class MemoryMapping final : public MappedRegion {
@@ -123,6 +134,7 @@ class MemoryFile final : public VfsFile {
         std::memcpy(&data[offset], piece.data(), piece.size());
       offset += piece.size();
     }
+    node_->stamp = NextStamp();
     return absl::OkStatus();
   }
 
@@ -135,7 +147,13 @@ class MemoryFile final : public VfsFile {
     LOADERX_RETURN_IF_ERROR(CheckWrite(size, 0));
     std::unique_lock lock(node_->mu);
     node_->MutableData().resize(size, '\0');
+    node_->stamp = NextStamp();
     return absl::OkStatus();
+  }
+
+  absl::StatusOr<uint64_t> ModificationStamp() const override {
+    std::shared_lock lock(node_->mu);
+    return node_->stamp;
   }
 
   absl::Status SyncData() override { return absl::OkStatus(); }

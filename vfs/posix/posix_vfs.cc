@@ -152,6 +152,13 @@ class PosixFile final : public VfsFile {
     return static_cast<uint64_t>(st.st_size);
   }
 
+  absl::StatusOr<uint64_t> ModificationStamp() const override {
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) return PosixError("stat", path_, errno);
+    return static_cast<uint64_t>(st.st_mtim.tv_sec) * 1000000000u +
+           static_cast<uint64_t>(st.st_mtim.tv_nsec);
+  }
+
   absl::Status Truncate(uint64_t size) override {
     LOADERX_RETURN_IF_ERROR(CheckWrite(size, 0));
     while (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {

@@ -1,0 +1,37 @@
+#include "src/checksum.h"
+
+#include <xxh_x86dispatch.h>
+#include <xxhash.h>
+
+#include <memory>
+#include <new>
+
+namespace loaderx {
+
+struct ChecksumStream::State {
+  State() : xxh3(XXH3_createState()) {
+    // Allocation is the only way this fails: report it like `new` does.
+    if (xxh3 == nullptr) throw std::bad_alloc();
+    XXH3_64bits_reset(xxh3);
+  }
+  ~State() { XXH3_freeState(xxh3); }
+  XXH3_state_t* const xxh3;
+};
+
+uint64_t Checksum(absl::string_view bytes) {
+  return XXH3_64bits_dispatch(bytes.data(), bytes.size());
+}
+
+ChecksumStream::ChecksumStream() : state_(std::make_unique<State>()) {}
+
+ChecksumStream::~ChecksumStream() = default;
+
+void ChecksumStream::Update(absl::string_view bytes) {
+  XXH3_64bits_update_dispatch(state_->xxh3, bytes.data(), bytes.size());
+}
+
+uint64_t ChecksumStream::Digest() const {
+  return XXH3_64bits_digest(state_->xxh3);
+}
+
+}  // namespace loaderx
