@@ -11,10 +11,12 @@
 namespace loaderx {
 
 DenseStore::DenseStore(std::unique_ptr<RecordEngine> engine,
-                       TypeIdentity identity, uint64_t record_bytes)
+                       TypeIdentity identity, uint64_t record_bytes,
+                       bool typed_header_verified)
     : engine_(std::move(engine)),
       identity_(std::move(identity)),
-      record_bytes_(record_bytes) {}
+      record_bytes_(record_bytes),
+      typed_header_verified_(typed_header_verified) {}
 
 DenseStore::~DenseStore() = default;
 
@@ -26,7 +28,7 @@ absl::StatusOr<std::unique_ptr<DenseStore>> DenseStore::Create(
       CreateTypedStore(vfs, path, "dense", identity, options));
   return std::unique_ptr<DenseStore>(
       new DenseStore(std::move(store.engine), std::move(store.identity),
-                     store.geometry.record_width));
+                     store.geometry.record_width, store.typed_header_verified));
 }
 
 absl::StatusOr<std::unique_ptr<DenseStore>> DenseStore::Open(
@@ -35,7 +37,7 @@ absl::StatusOr<std::unique_ptr<DenseStore>> DenseStore::Open(
                            OpenTypedStore(vfs, path, "dense", options));
   return std::unique_ptr<DenseStore>(
       new DenseStore(std::move(store.engine), std::move(store.identity),
-                     store.geometry.record_width));
+                     store.geometry.record_width, store.typed_header_verified));
 }
 
 uint64_t DenseStore::size() const { return engine_->length(); }
@@ -67,5 +69,14 @@ absl::StatusOr<StoreStats> DenseStore::Stats() const {
 }
 
 absl::Status DenseStore::Sync() { return engine_->Sync(); }
+
+absl::StatusOr<VerifyReport> DenseStore::Verify() const {
+  LOADERX_ASSIGN_OR_RETURN(VerifyReport report, engine_->Verify());
+  report.metadata_verified =
+      report.metadata_verified && typed_header_verified_;
+  return report;
+}
+
+bool DenseStore::read_only() const { return engine_->read_only(); }
 
 }  // namespace loaderx

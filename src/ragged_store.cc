@@ -43,10 +43,12 @@ absl::StatusOr<std::vector<uint64_t>> DecodeShape(absl::string_view bytes,
 }  // namespace
 
 RaggedStore::RaggedStore(std::unique_ptr<RecordEngine> engine,
-                         std::string dtype, uint32_t item_size)
+                         std::string dtype, uint32_t item_size,
+                         bool typed_header_verified)
     : engine_(std::move(engine)),
       dtype_(std::move(dtype)),
-      item_size_(item_size) {}
+      item_size_(item_size),
+      typed_header_verified_(typed_header_verified) {}
 
 RaggedStore::~RaggedStore() = default;
 
@@ -59,7 +61,7 @@ absl::StatusOr<std::unique_ptr<RaggedStore>> RaggedStore::Create(
                        TypeIdentity{std::string(dtype), {}}, options));
   return std::unique_ptr<RaggedStore>(
       new RaggedStore(std::move(store.engine), std::move(store.identity.dtype),
-                      store.geometry.item_size));
+                      store.geometry.item_size, store.typed_header_verified));
 }
 
 absl::StatusOr<std::unique_ptr<RaggedStore>> RaggedStore::Open(
@@ -74,7 +76,7 @@ absl::StatusOr<std::unique_ptr<RaggedStore>> RaggedStore::Open(
   }
   return std::unique_ptr<RaggedStore>(
       new RaggedStore(std::move(store.engine), std::move(store.identity.dtype),
-                      store.geometry.item_size));
+                      store.geometry.item_size, store.typed_header_verified));
 }
 
 uint64_t RaggedStore::size() const { return engine_->length() / 2; }
@@ -173,5 +175,40 @@ absl::StatusOr<StoreStats> RaggedStore::Stats() const {
 }
 
 absl::Status RaggedStore::Sync() { return engine_->Sync(); }
+
+bool RaggedStore::read_only() const { return engine_->read_only(); }
+
+absl::Status RaggedStore::CheckShape(uint64_t index) const {
+  LOADERX_ASSIGN_OR_RETURN(auto shapes, Shapes({index}));
+  LOADERX_ASSIGN_OR_RETURN(auto sizes, engine_->RecordSizes({2 * index}));
+  uint64_t bytes = item_size_;
+  for (uint64_t dim : shapes[0]) {
+    if (dim != 0 && bytes > ~uint64_t{0} / dim) {
+      return absl::DataLossError(
+          absl::StrCat("record ", index, ": its shape overflows"));
+    }
+    bytes *= dim;
+  }
+  if (bytes != sizes[0]) {
+    return absl::DataLossError(absl::StrCat(
+        "record ", index, ": its shape (", absl::StrJoin(shapes[0], ", "),
+        ") of ", dtype_, " needs ", bytes, " bytes, its payload has ",
+        sizes[0]));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<VerifyReport> RaggedStore::Verify() const {
+  // Payload and shape together are one record, verified when both are; a
+  // shape that does not describe its payload is damage no checksum shows
+  // (1.7.7's records have none).
+  LOADERX_ASSIGN_OR_RETURN(
+      VerifyReport report,
+      engine_->Verify(/*group=*/2,
+                      [this](uint64_t index) { return CheckShape(index); }));
+  report.metadata_verified =
+      report.metadata_verified && typed_header_verified_;
+  return report;
+}
 
 }  // namespace loaderx

@@ -1,12 +1,14 @@
+// `RecordEngine`: creation, appends, the commit seal around header writes,
+// syncs and the durable state. Opening is in record_engine_open.cc, reads
+// in record_engine_read.cc, maintenance in record_engine_delete.cc and
+// record_engine_compact.cc.
+
 #include "src/record_engine.h"
 
 #include <algorithm>
-#include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -14,26 +16,20 @@
 #include "loaderx/codec_registry.h"
 #include "loaderx/spi/path.h"
 #include "loaderx/spi/status_macros.h"
-#include "src/index_check.h"
+#include "src/checksum.h"
+#include "src/engine_sharding.h"
 
 namespace loaderx {
 namespace {
 
+using integrity_format::ChecksumEntry;
 using store_format::kChunkCapacity;
-using store_format::kHeaderBytes;
 using store_format::kMaxRecordBytes;
 using store_format::kRecordLocBytes;
 using store_format::OffsetInSegment;
 using store_format::PhysicalHeader;
 using store_format::RecordLoc;
 using store_format::SegmentOf;
-
-// Shards for `count` items: enough to use every thread, none too small to
-// be worth handing over.
-int ShardsFor(uint64_t count, int concurrency, uint64_t min_per_shard) {
-  const uint64_t useful = std::max<uint64_t>(1, count / min_per_shard);
-  return static_cast<int>(std::min<uint64_t>(useful, concurrency));
-}
 
 absl::Status CheckRecordSize(uint64_t size, uint64_t index) {
   if (size == 0) {
@@ -48,46 +44,31 @@ absl::Status CheckRecordSize(uint64_t size, uint64_t index) {
   return absl::OkStatus();
 }
 
-// Loads a store's codec: its tag from the header, its dictionary from
-// dict.zr when present, and `level` for this handle's appends (0: the
-// codec's default). A dictionary where the codec takes none, or none where
-// it needs one, is a damaged store; a level the codec refuses is the
-// caller's mistake.
-absl::StatusOr<std::unique_ptr<Codec>> LoadCodec(Vfs& vfs,
-                                                 const std::string& directory,
-                                                 uint8_t tag, int level) {
-  const std::string dictionary_path =
-      JoinPath(directory, store_format::kDictionaryFile);
-  CodecOptions options;
-  LOADERX_ASSIGN_OR_RETURN(bool has_dictionary, vfs.Exists(dictionary_path));
-  if (has_dictionary) {
-    LOADERX_ASSIGN_OR_RETURN(options.dictionary,
-                             ReadFileToString(vfs, dictionary_path));
-  }
-  absl::StatusOr<std::unique_ptr<Codec>> codec = CreateCodecByTag(tag, options);
-  if (!codec.ok()) {
-    return absl::DataLossError(
-        absl::StrCat(directory, ": cannot load the store's codec (tag ", tag,
-                     has_dictionary ? ", with" : ", without",
-                     " dict.zr): ", codec.status().message()));
-  }
-  if (level == 0) return codec;
-  options.level = level;
-  return CreateCodecByTag(tag, options);
+integrity_format::MetaBytes MetaBytesOf(const PhysicalHeader& header) {
+  integrity_format::MetaBytes bytes;
+  const auto encoded = store_format::EncodeHeader(header);
+  std::copy(encoded.begin(), encoded.end(), bytes.begin());
+  return bytes;
 }
 
 }  // namespace
 
 RecordEngine::RecordEngine(std::unique_ptr<StoreFiles> files,
                            std::unique_ptr<Codec> codec,
+                           std::unique_ptr<IntegrityFile> integrity,
                            const RecordEngineOptions& options,
                            const PhysicalHeader& header)
     : files_(std::move(files)),
       codec_(std::move(codec)),
+      integrity_(std::move(integrity)),
       raw_(codec_->stores_verbatim()),
+      read_only_(options.read_only),
+      verify_(options.verify_checksums),
       flush_bytes_(std::max<uint64_t>(options.flush_bytes, 1)),
       chunk_capacity_(
           std::clamp<uint64_t>(options.chunk_capacity, 1, kChunkCapacity - 1)),
+      batch_bytes_(std::max<uint64_t>(options.compaction_batch_bytes, 1)),
+      batch_records_(std::max<uint64_t>(options.compaction_batch_records, 1)),
       pool_(options.thread_pool != nullptr ? options.thread_pool
                                            : DefaultThreadPool()),
       header_(header),
@@ -119,21 +100,39 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Create(
   auto files = std::make_unique<StoreFiles>(vfs, dir, *std::move(meta));
   PhysicalHeader header;
   header.codec = (*codec)->tag();
+  std::unique_ptr<IntegrityFile> integrity;
+  uint64_t stamp = 0;
   absl::Status created = [&]() -> absl::Status {
     LOADERX_RETURN_IF_ERROR(files->meta().TryLock());
     // meta.zr stays empty, so not a valid store, until everything it
     // depends on is durable.
+    integrity_format::StateSlot state;
+    state.epoch = 1;
     if ((*codec)->uses_dictionary()) {
+      const std::string& dictionary = options.codec_options.dictionary;
       LOADERX_RETURN_IF_ERROR(
           WriteStringToFile(vfs, files->PathOf(store_format::kDictionaryFile),
-                            options.codec_options.dictionary, /*sync=*/true));
+                            dictionary, /*sync=*/true));
+      state.dictionary_checksum = Checksum(dictionary);
     }
     LOADERX_RETURN_IF_ERROR(files->CreateChunk(0));
     files->MarkChunkWritten(0);
-    const auto bytes = store_format::EncodeHeader(header);
+    state.meta = MetaBytesOf(header);
     LOADERX_RETURN_IF_ERROR(files->meta().WriteAt(
-        0, absl::string_view(bytes.data(), bytes.size())));
-    LOADERX_RETURN_IF_ERROR(files->SyncWritten());
+        0, absl::string_view(state.meta.data(), state.meta.size())));
+    if (absl::StatusOr<uint64_t> now = files->meta().ModificationStamp();
+        now.ok()) {
+      stamp = *now;
+    }
+    state.meta_stamp = stamp;
+    // The directory sync below (0.chunk is new) covers its entry too.
+    LOADERX_ASSIGN_OR_RETURN(
+        integrity,
+        IntegrityFile::Create(vfs, dir, state, /*sync_directory=*/false));
+    LOADERX_RETURN_IF_ERROR(
+        integrity->WriteSeal({false, state.meta, state.meta, stamp}));
+    LOADERX_RETURN_IF_ERROR(
+        files->SyncWritten([&] { return integrity->Sync(); }));
     if (existed) return absl::OkStatus();
     // The store's own directory entry must be durable too.
     const std::string parent = ParentDirectory(dir);
@@ -144,69 +143,33 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Create(
     // the creation error is what the caller needs to see. (Busy means
     // another handle raced us to this store: its files are not ours.)
     files.reset();
-    const std::string leftovers[] = {std::string(store_format::kHeaderFile),
-                                     std::string(store_format::kDictionaryFile),
-                                     store_format::ChunkFileName(0)};
+    integrity.reset();
+    const std::string leftovers[] = {
+        std::string(store_format::kHeaderFile),
+        std::string(store_format::kDictionaryFile),
+        store_format::ChunkFileName(0),
+        std::string(integrity_format::kIntegrityFile)};
     for (const std::string& name : leftovers) {
       (void)vfs.Remove(JoinPath(dir, name));
     }
     if (!existed) (void)vfs.RemoveDirectory(dir);
   }
   LOADERX_RETURN_IF_ERROR(created);
-  return std::unique_ptr<RecordEngine>(
-      new RecordEngine(std::move(files), *std::move(codec), options, header));
+  std::unique_ptr<RecordEngine> engine(new RecordEngine(
+      std::move(files), *std::move(codec), std::move(integrity), options,
+      header));
+  engine->epoch_ = 1;
+  engine->trusted_ = true;
+  engine->meta_stamp_ = stamp;
+  engine->last_written_ = MetaBytesOf(header);
+  return engine;
 }
 
-absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Open(
-    Vfs& vfs, absl::string_view directory, const RecordEngineOptions& options) {
-  const std::string dir(directory);
-  const std::string meta_path = JoinPath(dir, store_format::kHeaderFile);
-  absl::StatusOr<std::unique_ptr<VfsFile>> meta =
-      vfs.Open(meta_path, OpenMode::kReadWrite);
-  if (absl::IsNotFound(meta.status())) {
-    return absl::NotFoundError(
-        absl::StrCat("no store at ", dir, " (", meta.status().message(), ")"));
-  }
-  LOADERX_RETURN_IF_ERROR(meta.status());
-  LOADERX_RETURN_IF_ERROR((*meta)->TryLock());
-
-  LOADERX_ASSIGN_OR_RETURN(uint64_t meta_size, (*meta)->Size());
-  std::string bytes(std::min<uint64_t>(meta_size, kHeaderBytes + 1), '\0');
-  LOADERX_RETURN_IF_ERROR((*meta)->ReadAt(0, absl::MakeSpan(bytes)));
-  LOADERX_ASSIGN_OR_RETURN(PhysicalHeader header,
-                           store_format::DecodeHeader(bytes, meta_path));
-  LOADERX_ASSIGN_OR_RETURN(
-      std::unique_ptr<Codec> codec,
-      LoadCodec(vfs, dir, header.codec, options.codec_options.level));
-
-  auto files = std::make_unique<StoreFiles>(vfs, dir, *std::move(meta));
-  for (uint64_t chunk = 0; chunk <= header.tail_chunk; ++chunk) {
-    LOADERX_RETURN_IF_ERROR(files->OpenChunk(chunk));
-  }
-  LOADERX_ASSIGN_OR_RETURN(VfsFile * tail, files->Chunk(header.tail_chunk));
-  LOADERX_ASSIGN_OR_RETURN(uint64_t tail_size, tail->Size());
-  if (tail_size < header.tail_offset) {
-    return absl::DataLossError(
-        absl::StrCat(tail->path(), " has ", tail_size,
-                     " bytes but the header's frontier is at ",
-                     header.tail_offset, " (damaged store)"));
-  }
-  if (header.length > 0) {
-    const uint64_t last = header.length - 1;
-    for (uint64_t segment = 0; segment <= SegmentOf(last); ++segment) {
-      LOADERX_RETURN_IF_ERROR(files->OpenSegment(segment));
-    }
-    LOADERX_ASSIGN_OR_RETURN(VfsFile * segment,
-                             files->Segment(SegmentOf(last)));
-    LOADERX_ASSIGN_OR_RETURN(uint64_t segment_size, segment->Size());
-    if (segment_size < OffsetInSegment(last) + kRecordLocBytes) {
-      return absl::DataLossError(
-          absl::StrCat(segment->path(), " is too short for ", header.length,
-                       " records (damaged store)"));
-    }
-  }
-  return std::unique_ptr<RecordEngine>(
-      new RecordEngine(std::move(files), std::move(codec), options, header));
+absl::Status RecordEngine::RequireWritable(absl::string_view operation) const {
+  if (!read_only_) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat(operation, ": the store at ", files_->directory(),
+                   " is open read-only"));
 }
 
 absl::StatusOr<uint64_t> RecordEngine::AppendFixed(absl::string_view data,
@@ -230,6 +193,7 @@ absl::StatusOr<uint64_t> RecordEngine::AppendFixed(absl::string_view data,
 
 absl::StatusOr<uint64_t> RecordEngine::AppendVariable(
     absl::Span<const absl::string_view> records) {
+  LOADERX_RETURN_IF_ERROR(RequireWritable("append"));
   if (records.empty()) {
     return absl::InvalidArgumentError("append: a batch needs records");
   }
@@ -243,40 +207,33 @@ absl::StatusOr<uint64_t> RecordEngine::AppendVariable(
 absl::StatusOr<std::vector<RecordEngine::Frame>> RecordEngine::Encode(
     absl::Span<const absl::string_view> records) {
   std::vector<Frame> frames(records.size());
-  if (raw_) {
-    for (size_t i = 0; i < records.size(); ++i) {
-      frames[i].borrowed = records[i];
-      frames[i].original_size = records[i].size();
-    }
-    return frames;
-  }
-  // Each shard compresses a contiguous block with one reused context.
+  // Each shard encodes (or, raw, just hashes) a contiguous block, with one
+  // reused compression context.
   const int shards = ShardsFor(records.size(), pool_->concurrency(), 4);
-  std::vector<absl::Status> results(shards);
-  pool_->ParallelFor(shards, [&](int shard) {
+  LOADERX_RETURN_IF_ERROR(pool_->TryParallelFor(shards, [&](int shard) {
     const size_t begin = records.size() * shard / shards;
     const size_t end = records.size() * (shard + 1) / shards;
-    absl::StatusOr<std::unique_ptr<CompressionContext>> context =
-        codec_->NewCompressionContext();
-    if (!context.ok()) {
-      results[shard] = context.status();
-      return;
+    std::unique_ptr<CompressionContext> context;
+    if (!raw_) {
+      LOADERX_ASSIGN_OR_RETURN(context, codec_->NewCompressionContext());
     }
     for (size_t i = begin; i < end; ++i) {
       Frame& frame = frames[i];
-      frame.owned.resize(codec_->CompressBound(records[i].size()));
-      absl::StatusOr<size_t> size =
-          (*context)->Compress(records[i], absl::MakeSpan(frame.owned));
-      if (!size.ok()) {
-        results[shard] = size.status();
-        return;
-      }
-      frame.owned.resize(*size);
-      frame.owned.shrink_to_fit();
       frame.original_size = records[i].size();
+      if (raw_) {
+        frame.borrowed = records[i];
+      } else {
+        frame.owned.resize(codec_->CompressBound(records[i].size()));
+        LOADERX_ASSIGN_OR_RETURN(
+            const size_t size,
+            context->Compress(records[i], absl::MakeSpan(frame.owned)));
+        frame.owned.resize(size);
+        frame.owned.shrink_to_fit();
+      }
+      frame.checksum = Checksum(frame.stored());
     }
-  });
-  for (const absl::Status& result : results) LOADERX_RETURN_IF_ERROR(result);
+    return absl::OkStatus();
+  }));
   return frames;
 }
 
@@ -300,7 +257,17 @@ absl::StatusOr<uint64_t> RecordEngine::Commit(
   }
   next.length += frames.size();
 
+  // Payloads, then their checksums, then the table, then the header: a
+  // committed record always has its bytes and its checksum behind it.
   LOADERX_RETURN_IF_ERROR(WritePayloads(frames, locs));
+  if (integrity_ != nullptr) {
+    std::vector<ChecksumEntry> entries(frames.size());
+    for (size_t i = 0; i < frames.size(); ++i) {
+      entries[i] = ChecksumEntry{frames[i].checksum,
+                                 integrity_format::BindingOf(locs[i]), epoch_};
+    }
+    LOADERX_RETURN_IF_ERROR(WriteChecksums(header_.length, entries));
+  }
   LOADERX_RETURN_IF_ERROR(WriteLocs(header_.length, locs));
   LOADERX_RETURN_IF_ERROR(WriteHeader(next));
   const uint64_t first = header_.length;
@@ -363,203 +330,81 @@ absl::Status RecordEngine::WriteLocs(uint64_t first,
   return absl::OkStatus();
 }
 
+absl::Status RecordEngine::WriteChecksums(
+    uint64_t first, absl::Span<const ChecksumEntry> entries) {
+  if (integrity_ == nullptr) return absl::OkStatus();
+  return integrity_->WriteEntries(first, entries);
+}
+
 absl::Status RecordEngine::WriteHeader(const PhysicalHeader& header) {
-  const auto bytes = store_format::EncodeHeader(header);
-  return files_->meta().WriteAt(0,
-                                absl::string_view(bytes.data(), bytes.size()));
+  const integrity_format::MetaBytes bytes = MetaBytesOf(header);
+  // The seal says a write of these bytes is under way, so that a store
+  // left with them after a crash is not mistaken for one another program
+  // wrote (see `integrity_format.h`).
+  if (integrity_ != nullptr) {
+    LOADERX_RETURN_IF_ERROR(integrity_->WriteSeal(
+        {true, bytes, last_written_, meta_stamp_}));
+  }
+  LOADERX_RETURN_IF_ERROR(files_->meta().WriteAt(
+      0, absl::string_view(bytes.data(), bytes.size())));
+  state_behind_ = true;
+  if (integrity_ == nullptr) return absl::OkStatus();
+  if (absl::StatusOr<uint64_t> now = files_->meta().ModificationStamp();
+      now.ok()) {
+    meta_stamp_ = *now;
+  }
+  last_written_ = bytes;
+  return integrity_->WriteSeal({false, bytes, bytes, meta_stamp_});
 }
 
-absl::StatusOr<RecordLoc> RecordEngine::ReadLoc(uint64_t index) const {
-  LOADERX_ASSIGN_OR_RETURN(VfsFile * segment,
-                           files_->Segment(SegmentOf(index)));
-  char bytes[kRecordLocBytes];
-  LOADERX_RETURN_IF_ERROR(
-      segment->ReadAt(OffsetInSegment(index), absl::MakeSpan(bytes)));
-  return store_format::DecodeRecordLoc(bytes);
-}
-
-absl::Status RecordEngine::GatherFixed(absl::Span<const uint64_t> indices,
-                                       uint64_t width,
-                                       absl::Span<char> destination) const {
-  if (width == 0 || destination.size() / width != indices.size() ||
-      destination.size() % width != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("gather: ", indices.size(), " records of ", width,
-                     " bytes need ", indices.size() * width,
-                     " bytes, the destination has ", destination.size()));
-  }
-  std::vector<absl::Span<char>> slots(indices.size());
-  for (size_t i = 0; i < indices.size(); ++i) {
-    slots[i] = destination.subspan(i * width, width);
-  }
-  return Gather(indices, slots, /*fixed=*/true);
-}
-
-absl::Status RecordEngine::GatherVariable(
-    absl::Span<const uint64_t> indices,
-    absl::Span<const absl::Span<char>> destinations) const {
-  if (destinations.size() != indices.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("gather: ", indices.size(), " indices but ",
-                     destinations.size(), " destinations"));
-  }
-  return Gather(indices, destinations, /*fixed=*/false);
-}
-
-absl::StatusOr<std::vector<uint64_t>> RecordEngine::RecordSizes(
-    absl::Span<const uint64_t> indices) const {
-  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
-  std::vector<uint64_t> sizes(indices.size());
-  for (size_t i = 0; i < indices.size(); ++i) {
-    LOADERX_ASSIGN_OR_RETURN(RecordLoc loc, ReadLoc(indices[i]));
-    sizes[i] = loc.logic_length;
-  }
-  return sizes;
-}
-
-absl::Status RecordEngine::Gather(
-    absl::Span<const uint64_t> indices,
-    absl::Span<const absl::Span<char>> destinations, bool fixed) const {
-  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
-  // Contiguous blocks per shard keep each worker's reads sequential in the
-  // batch; each shard reuses one decompression context and staging buffer.
-  const int shards = ShardsFor(indices.size(), pool_->concurrency(), 8);
-  std::vector<absl::Status> results(shards);
-  pool_->ParallelFor(shards, [&](int shard) {
-    const size_t begin = indices.size() * shard / shards;
-    const size_t end = indices.size() * (shard + 1) / shards;
-    std::unique_ptr<DecompressionContext> context;
-    if (!raw_) {
-      absl::StatusOr<std::unique_ptr<DecompressionContext>> created =
-          codec_->NewDecompressionContext();
-      if (!created.ok()) {
-        results[shard] = created.status();
-        return;
-      }
-      context = *std::move(created);
-    }
-    std::string staging;
-    for (size_t i = begin; i < end; ++i) {
-      absl::Status status =
-          GatherOne(indices[i], destinations[i], fixed, context.get(), staging);
-      if (!status.ok()) {
-        results[shard] = status;
-        return;
-      }
-    }
-  });
-  for (const absl::Status& result : results) LOADERX_RETURN_IF_ERROR(result);
-  return absl::OkStatus();
-}
-
-absl::Status RecordEngine::GatherOne(uint64_t index,
-                                     absl::Span<char> destination, bool fixed,
-                                     DecompressionContext* context,
-                                     std::string& staging) const {
-  LOADERX_ASSIGN_OR_RETURN(RecordLoc loc, ReadLoc(index));
-  if (loc.logic_length != destination.size()) {
-    if (fixed) {
-      return absl::DataLossError(absl::StrCat(
-          "record ", index, " has ", loc.logic_length,
-          " bytes, not the store's record width ", destination.size()));
-    }
-    return absl::InvalidArgumentError(
-        absl::StrCat("gather: record ", index, " has ", loc.logic_length,
-                     " bytes, its destination ", destination.size()));
-  }
-  LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, files_->Chunk(loc.chunk_id));
-  absl::Status read;
-  if (raw_) {
-    if (loc.phys_length != loc.logic_length) {
-      return absl::DataLossError(
-          absl::StrCat("record ", index, " stores ", loc.phys_length,
-                       " bytes for a raw record of ", loc.logic_length));
-    }
-    read = chunk->ReadAt(loc.offset, destination);
-  } else {
-    staging.resize(loc.phys_length);
-    read = chunk->ReadAt(loc.offset, absl::MakeSpan(staging));
-    if (read.ok()) {
-      read = context->Decompress(staging, destination);
-      if (!read.ok()) {
-        return absl::DataLossError(
-            absl::StrCat("record ", index, ": ", read.message()));
-      }
-    }
-  }
-  if (absl::IsOutOfRange(read)) {
-    return absl::DataLossError(absl::StrCat("record ", index,
-                                            " lies past the end of ",
-                                            chunk->path(), " (damaged store)"));
-  }
-  return read;
-}
-
-absl::Status RecordEngine::Delete(absl::Span<const uint64_t> indices) {
+absl::Status RecordEngine::Sync() {
   std::lock_guard lock(writer_mu_);
-  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
-  std::vector<uint64_t> doomed(indices.begin(), indices.end());
-  std::sort(doomed.begin(), doomed.end(), std::greater<>());
-  for (size_t i = 1; i < doomed.size(); ++i) {
-    if (doomed[i] == doomed[i - 1]) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "delete: index ", doomed[i], " is listed more than once"));
-    }
-  }
-  if (doomed.empty()) return absl::OkStatus();
+  return SyncLocked();
+}
 
-  // Swap-last in descending order: each move pulls from a slot no later
-  // target refers to. `moved` holds the entries rewritten so far.
-  std::map<uint64_t, RecordLoc> moved;
-  uint64_t length = header_.length;
-  for (uint64_t target : doomed) {
-    const uint64_t last = --length;
-    if (target == last) {
-      moved.erase(last);
-      continue;
-    }
-    RecordLoc loc;
-    if (auto it = moved.find(last); it != moved.end()) {
-      loc = it->second;
-      moved.erase(it);
-    } else {
-      LOADERX_ASSIGN_OR_RETURN(loc, ReadLoc(last));
-    }
-    moved[target] = loc;
-  }
-  for (const auto& [index, loc] : moved) {
-    LOADERX_RETURN_IF_ERROR(WriteLocs(index, absl::MakeConstSpan(&loc, 1)));
-  }
-  PhysicalHeader next = header_;
-  next.length = length;
-  LOADERX_RETURN_IF_ERROR(WriteHeader(next));
-  header_ = next;
-  length_.store(next.length, std::memory_order_release);
+absl::Status RecordEngine::SyncLocked() {
+  if (read_only_) return absl::OkStatus();
+  LOADERX_RETURN_IF_ERROR(files_->SyncWritten([&] {
+    return integrity_ != nullptr ? integrity_->Sync() : absl::OkStatus();
+  }));
+  if (!state_behind_) return absl::OkStatus();
+  LOADERX_RETURN_IF_ERROR(WriteDurableState());
+  state_behind_ = false;
   return absl::OkStatus();
 }
 
-absl::Status RecordEngine::ForEachLoc(
-    uint64_t count,
-    const std::function<void(uint64_t, const RecordLoc&)>& visit) const {
-  // Read the record table in blocks, one read per segment a block touches.
-  constexpr uint64_t kBlock = 1 << 16;
-  std::string bytes;
-  for (uint64_t index = 0; index < count;) {
-    const uint64_t room = store_format::kEntriesPerSegment -
-                          OffsetInSegment(index) / kRecordLocBytes;
-    const uint64_t n = std::min({kBlock, count - index, room});
-    LOADERX_ASSIGN_OR_RETURN(VfsFile * segment,
-                             files_->Segment(SegmentOf(index)));
-    bytes.resize(n * kRecordLocBytes);
-    LOADERX_RETURN_IF_ERROR(
-        segment->ReadAt(OffsetInSegment(index), absl::MakeSpan(bytes)));
-    for (uint64_t i = 0; i < n; ++i) {
-      visit(index + i,
-            store_format::DecodeRecordLoc(&bytes[i * kRecordLocBytes]));
-    }
-    index += n;
+absl::Status RecordEngine::WriteDurableState() {
+  if (integrity_ == nullptr || !integrity_->state()) return absl::OkStatus();
+  integrity_format::StateSlot state = *integrity_->state();
+  state.meta = MetaBytesOf(header_);
+  state.meta_stamp = meta_stamp_;
+  state.epoch = epoch_;
+  return integrity_->WriteState(std::move(state));
+}
+
+absl::Status RecordEngine::RecordTypedHeader(absl::string_view bytes) {
+  std::lock_guard lock(writer_mu_);
+  LOADERX_RETURN_IF_ERROR(RequireWritable("record store.zr's checksum"));
+  if (integrity_ == nullptr || !integrity_->state()) return absl::OkStatus();
+  integrity_format::StateSlot state = *integrity_->state();
+  state.typed_header_checksum = Checksum(bytes);
+  return integrity_->WriteState(std::move(state));
+}
+
+absl::StatusOr<bool> RecordEngine::CheckTypedHeader(absl::string_view bytes) {
+  if (integrity_ == nullptr || !integrity_->state()) return false;
+  const std::optional<uint64_t>& expected =
+      integrity_->state()->typed_header_checksum;
+  if (!expected.has_value()) {
+    if (!read_only_) LOADERX_RETURN_IF_ERROR(RecordTypedHeader(bytes));
+    return false;
   }
-  return absl::OkStatus();
+  if (Checksum(bytes) != *expected) {
+    return absl::DataLossError(absl::StrCat(
+        files_->PathOf("store.zr"),
+        " does not match the checksum written with it (damaged store)"));
+  }
+  return true;
 }
 
 absl::StatusOr<StoreStats> RecordEngine::Stats() const {
@@ -568,6 +413,7 @@ absl::StatusOr<StoreStats> RecordEngine::Stats() const {
   LOADERX_RETURN_IF_ERROR(
       ForEachLoc(stats.records, [&](uint64_t, const RecordLoc& loc) {
         stats.live_bytes += loc.phys_length;
+        return absl::OkStatus();
       }));
   for (uint64_t id = 0; id < files_->chunk_count(); ++id) {
     LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, files_->Chunk(id));
@@ -578,11 +424,6 @@ absl::StatusOr<StoreStats> RecordEngine::Stats() const {
                           ? stats.chunk_bytes - stats.live_bytes
                           : 0;
   return stats;
-}
-
-absl::Status RecordEngine::Sync() {
-  std::lock_guard lock(writer_mu_);
-  return files_->SyncWritten();
 }
 
 }  // namespace loaderx

@@ -5,26 +5,40 @@
 // the typed owners describe their records' geometry and call the fixed- or
 // variable-width operations.
 //
-// Lifetime and locking: one engine owns a store at a time through an
-// exclusive lock on meta.zr, held from `Create`/`Open` until destruction; a
-// second engine, in this process or another, fails with an `IsBusy` status.
+// Lifetime and locking: a writable engine owns a store through an exclusive
+// lock on meta.zr, held from `Create`/`Open` until destruction; a second
+// engine, in this process or another, fails with an `IsBusy` status. A
+// read-only engine (`RecordEngineOptions::read_only`) opens every file
+// read-only and holds a shared lock: read-only engines coexist, a writer
+// and readers exclude each other.
 //
-// Writes: appends are page-cache writes published by rewriting the header's
-// length (payload, then record table, then header), so a failed append
-// commits nothing. `Sync` makes everything appended so far durable, in the
-// same order. Records are immutable once committed.
+// Durability (docs/design.md has the protocols): appends are page-cache
+// writes published by rewriting the header's length (payload, checksum
+// entries, record table, header), so a failed append commits nothing, and
+// `Sync` makes them durable in that order. `Delete` and `Compact` are
+// durable when they return and atomic under a crash at any instant: each
+// step's table rewrite goes through journal.lx, and compaction never writes
+// over bytes a durable table entry points at. `Open` finishes an
+// interrupted step (a read-only open applies it in memory).
 //
-// Thread safety: `Gather*`, `RecordSizes`, `length` and `Stats` may run
-// from many threads at once, also while one thread appends. Appends are
-// single-writer (serialised internally). `Delete` must not overlap any
-// other call: it rewrites table entries a concurrent reader could see
-// half-applied.
+// Integrity: every record this library writes gets a checksum in
+// checksums.lx, bound to its table entry, and (with `verify_checksums`)
+// every read is checked against it. `Open` validates the header and every
+// table entry against the files before anything is read.
+//
+// Thread safety: `Gather*`, `RecordSizes`, `length`, `Stats` and `Verify`
+// may run from many threads at once, also while one thread appends. Appends
+// are single-writer (serialised internally). `Delete` and `Compact` must
+// not overlap any other call: they rewrite table entries a concurrent
+// reader could see half-applied.
 //
 // Errors: InvalidArgument for bad input (empty or oversized records, a
-// destination of the wrong size, duplicate deletions), OutOfRange naming the
-// offending index, DataLoss for a damaged or foreign store, busy for a
-// store held elsewhere, and the VFS's own errors for I/O failures. A call
-// that fails on bad input has changed nothing.
+// destination of the wrong size), OutOfRange naming the offending index,
+// DataLoss for a damaged or foreign store (naming the file and the record),
+// FailedPrecondition for a write through a read-only engine, busy for a
+// store held elsewhere, ResourceExhausted when memory runs out, and the
+// VFS's own errors for I/O failures. A call that fails on bad input has
+// changed nothing.
 
 #ifndef LOADERX_SRC_RECORD_ENGINE_H_
 #define LOADERX_SRC_RECORD_ENGINE_H_
@@ -32,9 +46,10 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
-#include <shared_mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +61,8 @@
 #include "loaderx/store_options.h"
 #include "loaderx/thread_pool.h"
 #include "loaderx/vfs.h"
+#include "src/integrity_file.h"
+#include "src/journal.h"
 #include "src/store_files.h"
 #include "src/store_format.h"
 
@@ -65,6 +82,14 @@ struct RecordEngineOptions {
   // (at most 2^32 - 1, the 32-bit offset range). Smaller values only serve
   // tests; a record larger than it gets a chunk of its own.
   uint64_t chunk_capacity = store_format::kChunkCapacity - 1;
+  // `Open` only: see `StoreOptions::read_only`.
+  bool read_only = false;
+  // See `StoreOptions::verify_checksums`.
+  bool verify_checksums = true;
+  // Compaction commits its moves in batches of at most this many bytes and
+  // records (a single larger record goes alone).
+  uint64_t compaction_batch_bytes = 64 << 20;
+  uint64_t compaction_batch_records = 1 << 16;
 };
 
 class RecordEngine {
@@ -75,10 +100,12 @@ class RecordEngine {
       Vfs& vfs, absl::string_view directory,
       const RecordEngineOptions& options);
 
-  // Opens the store in `directory`, validating its header, dictionary,
-  // chunks and record table. `options.codec` and its dictionary are ignored:
-  // the store's own are used (with `options.codec_options.level` for this
-  // handle's appends).
+  // Opens the store in `directory`: finishes (or, read-only, overlays) an
+  // interrupted maintenance step, restores a torn meta.zr from the durable
+  // state in checksums.lx, then validates the header, dictionary, chunks
+  // and every record-table entry (DataLoss naming the file and record).
+  // `options.codec` and its dictionary are ignored: the store's own are used
+  // (with `options.codec_options.level` for this handle's appends).
   static absl::StatusOr<std::unique_ptr<RecordEngine>> Open(
       Vfs& vfs, absl::string_view directory,
       const RecordEngineOptions& options = {});
@@ -91,6 +118,7 @@ class RecordEngine {
   uint64_t length() const { return length_.load(std::memory_order_acquire); }
 
   const Codec& codec() const { return *codec_; }
+  bool read_only() const { return read_only_; }
 
   // Appends `count` records of `width` bytes each, stored back to back in
   // `data` (`count * width` bytes). Returns the index of the first.
@@ -118,25 +146,48 @@ class RecordEngine {
       absl::Span<const absl::Span<char>> destinations) const;
 
   // Deletes the records at `indices` by moving the last records into their
-  // places (indices stay dense; the moved records are renumbered).
+  // places (indices stay dense; the moved records are renumbered). An index
+  // listed twice is deleted once. Durable on return: everything appended
+  // before is synced first.
   absl::Status Delete(absl::Span<const uint64_t> indices);
 
   absl::StatusOr<StoreStats> Stats() const;
 
-  // Reclaims the bytes deleted records left behind, in place: live records
-  // are repacked in physical order (so none ever moves to a higher address
-  // and no scratch copy is needed), each table entry is rewritten as soon as
-  // its record lands, chunk files past the new frontier are removed and the
-  // last one and the record table are truncated. An interrupted compaction
-  // leaves a consistent store; running it again finishes the job. Offline:
-  // no other call may overlap it. Ends with a `Sync`.
+  // Reclaims the bytes deleted records left behind: first validates every
+  // table entry (DataLoss naming the record for one outside its chunk or
+  // the frontier, or overlapping another), then repacks the live records in
+  // batches (`compaction_plan.h`), then truncates and removes what lies past
+  // the new frontier. Durable on return; a crash at any instant leaves every
+  // record intact, and the next compaction finishes the job. Offline: no
+  // other call may overlap it.
   absl::Status Compact();
 
-  // Makes every committed append and delete durable: chunks, then the
-  // record table, then the header.
+  // Makes every committed append durable: chunks, checksum entries, the
+  // record table, the directory, the header, then the durable state.
   absl::Status Sync();
 
+  // Reads every record once, in groups of `group` consecutive records (the
+  // ragged stores' payload/shape pairs are groups of 2), and reports each
+  // group as verified (all its records match their checksums), damaged
+  // (one fails its checksum, does not decode, or lies outside the store, or
+  // `check_group(group index)` returns DataLoss) or unverified. Indices in
+  // the report are group indices. `check_group` runs on the pool's threads.
+  // Memory: one record buffer per thread.
+  absl::StatusOr<VerifyReport> Verify(
+      uint64_t group = 1,
+      const std::function<absl::Status(uint64_t)>& check_group = nullptr) const;
+
+  // store.zr's checksum, kept with the durable state: `RecordTypedHeader`
+  // stores it (at creation, before store.zr is written); `CheckTypedHeader`
+  // compares `bytes` against it: true if they match, false if the store has
+  // no checksum for it (a writable engine then records one), DataLoss if
+  // they differ.
+  absl::Status RecordTypedHeader(absl::string_view bytes);
+  absl::StatusOr<bool> CheckTypedHeader(absl::string_view bytes);
+
  private:
+  friend class RecordEngineOpener;
+
   // One record on its way to disk: the bytes to store (the caller's own
   // for raw stores, else the compressed frame in `owned`) and the size it
   // decodes to.
@@ -144,22 +195,40 @@ class RecordEngine {
     absl::string_view borrowed;  // Raw stores: the caller's bytes.
     std::string owned;           // Compressed stores: the frame.
     uint64_t original_size = 0;
+    uint64_t checksum = 0;  // Of `stored()`.
 
     absl::string_view stored() const {
       return borrowed.data() != nullptr ? borrowed : absl::string_view(owned);
     }
   };
 
+  // How a record's stored bytes compare with its checksum entry.
+  enum class Check {
+    kVerified,    // Bound, and the bytes match.
+    kDamaged,     // Bound, authoritative, and the bytes differ.
+    kUnverified,  // No entry, a stale one, or a mismatch that another
+                  // program's writes could explain.
+  };
+
   RecordEngine(std::unique_ptr<StoreFiles> files, std::unique_ptr<Codec> codec,
+               std::unique_ptr<IntegrityFile> integrity,
                const RecordEngineOptions& options,
                const store_format::PhysicalHeader& header);
 
   absl::StatusOr<store_format::RecordLoc> ReadLoc(uint64_t index) const;
-  // Calls `visit(index, loc)` for the first `count` table entries, in order.
+  absl::StatusOr<integrity_format::ChecksumEntry> ReadChecksum(
+      uint64_t index) const;
+  Check Classify(const integrity_format::ChecksumEntry& entry,
+                 const store_format::RecordLoc& loc,
+                 absl::string_view stored) const;
+  // Calls `visit(index, loc)` for the first `count` table entries, in order,
+  // reading the table through mappings where the VFS maps, else in large
+  // blocks. Stops at the first error `visit` returns.
   absl::Status ForEachLoc(
       uint64_t count,
-      const std::function<void(uint64_t, const store_format::RecordLoc&)>&
+      const std::function<absl::Status(uint64_t, const store_format::RecordLoc&)>&
           visit) const;
+
   absl::StatusOr<std::vector<Frame>> Encode(
       absl::Span<const absl::string_view> records);
   absl::StatusOr<uint64_t> Commit(const std::vector<Frame>& frames);
@@ -167,24 +236,77 @@ class RecordEngine {
                              const std::vector<store_format::RecordLoc>& locs);
   absl::Status WriteLocs(uint64_t first,
                          absl::Span<const store_format::RecordLoc> locs);
+  absl::Status WriteChecksums(
+      uint64_t first,
+      absl::Span<const integrity_format::ChecksumEntry> entries);
+  // Writes meta.zr inside the commit seal (see `integrity_format.h`).
   absl::Status WriteHeader(const store_format::PhysicalHeader& header);
+  // Sync with the writer lock held.
+  absl::Status SyncLocked();
+  // Records meta.zr's current bytes and stamp as the durable state.
+  absl::Status WriteDurableState();
+  // Installs a journal record's entries and header, then (compaction end)
+  // drops what lies past the frontier, and syncs. `replay`: the record is
+  // one an earlier handle wrote, so nothing on disk can be assumed done.
+  absl::Status Install(const JournalRecord& record, bool replay = false);
+  // `Open`'s last steps: every table entry checked against the files, and
+  // (writable) the durable state brought up to date, a new epoch begun if
+  // another program wrote the store, checksums.lx made if it has none, and
+  // a stale journal cleared.
+  absl::Status Validate() const;
+  absl::Status Adopt(bool clear_journal);
+  // Runs one maintenance step through the journal.
+  absl::Status Journaled(const JournalRecord& record);
+  absl::Status RequireWritable(absl::string_view operation) const;
+  // Copies one record's stored bytes for compaction; returns their checksum.
+  absl::StatusOr<uint64_t> CopyRecord(const store_format::RecordLoc& from,
+                                      const store_format::RecordLoc& to,
+                                      std::string& buffer);
+
   absl::Status Gather(absl::Span<const uint64_t> indices,
                       absl::Span<const absl::Span<char>> destinations,
                       bool fixed) const;
   absl::Status GatherOne(uint64_t index, absl::Span<char> destination,
                          bool fixed, DecompressionContext* context,
                          std::string& staging) const;
+  // Verify's check of one record: empty when it reads back, else what is
+  // wrong; `verified` says whether a checksum confirmed it.
+  absl::StatusOr<std::string> VerifyOne(uint64_t index,
+                                        DecompressionContext* context,
+                                        std::string& stored,
+                                        std::string& decoded,
+                                        bool& verified) const;
 
   const std::unique_ptr<StoreFiles> files_;
   const std::unique_ptr<Codec> codec_;
+  // Null only for a read-only engine on a store without checksums.lx.
+  std::unique_ptr<IntegrityFile> integrity_;
   const bool raw_;  // The codec stores records verbatim.
+  const bool read_only_;
+  const bool verify_;
   const uint64_t flush_bytes_;
   const uint64_t chunk_capacity_;
+  const uint64_t batch_bytes_;
+  const uint64_t batch_records_;
   const std::shared_ptr<ThreadPool> pool_;
 
-  // Serialises appends, deletes and syncs (the single writer).
+  // Checksum entries this engine writes carry `epoch_`; entries of that
+  // epoch are authoritative while `trusted_` (no other program wrote the
+  // store since they were made). Set by `Open`/`Create`.
+  uint32_t epoch_ = 0;
+  bool trusted_ = false;
+  // A read-only open of a store whose last maintenance step did not finish
+  // installs the step's entries here instead of on disk. Immutable.
+  std::map<uint64_t, JournalEntry> overlay_;
+
+  // Serialises appends, deletes, compaction and syncs (the single writer).
   std::mutex writer_mu_;
+  std::unique_ptr<Journal> journal_;     // Guarded by `writer_mu_`.
   store_format::PhysicalHeader header_;  // Guarded by `writer_mu_`.
+  uint64_t meta_stamp_ = 0;              // Guarded by `writer_mu_`.
+  // The header meta.zr holds (as this engine last wrote or found it).
+  integrity_format::MetaBytes last_written_{};  // Guarded by `writer_mu_`.
+  bool state_behind_ = false;            // Guarded by `writer_mu_`.
   std::atomic<uint64_t> length_{0};      // Published after each commit.
 };
 

@@ -1,4 +1,5 @@
-// `RecordEngine::Compact`: reclaiming the space deleted records left.
+// `RecordEngine::Compact`: reclaiming the space deleted records left, by the
+// plan of `compaction_plan.h`, one journaled batch at a time.
 
 #include <algorithm>
 #include <cstdint>
@@ -8,99 +9,138 @@
 
 #include "absl/strings/str_cat.h"
 #include "loaderx/spi/status_macros.h"
+#include "src/checksum.h"
+#include "src/compaction_plan.h"
 #include "src/record_engine.h"
+#include "src/record_table.h"
 
 namespace loaderx {
 namespace {
 
-using store_format::kRecordLocBytes;
-using store_format::OffsetInSegment;
+using integrity_format::BindingOf;
+using integrity_format::ChecksumEntry;
 using store_format::PhysicalHeader;
 using store_format::RecordLoc;
-using store_format::SegmentOf;
 
-// A live record and where it is.
-struct Placed {
-  uint64_t index;
-  RecordLoc loc;
-};
-
-// Physical order: by chunk, then offset.
-bool Before(const RecordLoc& a, const RecordLoc& b) {
-  return a.chunk_id != b.chunk_id ? a.chunk_id < b.chunk_id
-                                  : a.offset < b.offset;
-}
+// Records are copied through a buffer of at most this size.
+constexpr uint64_t kCopyBufferBytes = 1 << 20;
 
 }  // namespace
 
+absl::StatusOr<uint64_t> RecordEngine::CopyRecord(const RecordLoc& from,
+                                                  const RecordLoc& to,
+                                                  std::string& buffer) {
+  LOADERX_ASSIGN_OR_RETURN(VfsFile * source, files_->Chunk(from.chunk_id));
+  LOADERX_ASSIGN_OR_RETURN(VfsFile * target, files_->Chunk(to.chunk_id));
+  ChecksumStream checksum;
+  for (uint64_t done = 0; done < from.phys_length;) {
+    const uint64_t n = std::min<uint64_t>(kCopyBufferBytes,
+                                          from.phys_length - done);
+    buffer.resize(n);
+    absl::Status read =
+        source->ReadAt(from.offset + done, absl::MakeSpan(buffer));
+    if (absl::IsOutOfRange(read)) {
+      return absl::DataLossError(absl::StrCat(
+          source->path(), " ends inside a record (damaged store): ",
+          read.message()));
+    }
+    LOADERX_RETURN_IF_ERROR(read);
+    checksum.Update(buffer);
+    LOADERX_RETURN_IF_ERROR(target->WriteAt(to.offset + done, buffer));
+    done += n;
+  }
+  files_->MarkChunkWritten(to.chunk_id);
+  return checksum.Digest();
+}
+
 absl::Status RecordEngine::Compact() {
   std::lock_guard lock(writer_mu_);
-  const uint64_t length = header_.length;
-  std::vector<Placed> records;
-  records.reserve(length);
+  LOADERX_RETURN_IF_ERROR(RequireWritable("compact"));
+  LOADERX_RETURN_IF_ERROR(SyncLocked());
+
+  // Everything the plan relies on is checked first: each entry against the
+  // files and the frontier, then no two entries sharing a byte.
+  LOADERX_ASSIGN_OR_RETURN(
+      const TableBounds bounds,
+      MeasureChunks(
+          files_->directory(), header_,
+          [&](uint64_t id) -> absl::StatusOr<const VfsFile*> {
+            return files_->Chunk(id);
+          },
+          *codec_));
+  std::vector<PlacedRecord> records;
+  records.reserve(header_.length);  // Bounded: `Open` checked the table size.
   LOADERX_RETURN_IF_ERROR(
-      ForEachLoc(length, [&](uint64_t index, const RecordLoc& loc) {
+      ForEachLoc(header_.length, [&](uint64_t index, const RecordLoc& loc) {
+        LOADERX_RETURN_IF_ERROR(CheckRecordLoc(index, loc, bounds));
         records.push_back({index, loc});
+        return absl::OkStatus();
       }));
-  std::sort(
-      records.begin(), records.end(),
-      [](const Placed& a, const Placed& b) { return Before(a.loc, b.loc); });
+  std::sort(records.begin(), records.end(),
+            [](const PlacedRecord& a, const PlacedRecord& b) {
+              return StartOf(a.loc) < StartOf(b.loc);
+            });
+  for (size_t i = 1; i < records.size(); ++i) {
+    const PlacedRecord& a = records[i - 1];
+    const PlacedRecord& b = records[i];
+    if (EndOf(a.loc) > StartOf(b.loc)) {
+      return absl::DataLossError(absl::StrCat(
+          files_->directory(), ": records ", a.index, " and ", b.index,
+          " share bytes of chunk ", b.loc.chunk_id, " at offset ",
+          b.loc.offset,
+          " (damaged record table); compaction would destroy one of them"));
+    }
+  }
 
-  // Repack in physical order from the start of chunk 0. A record's new
-  // place is never after its old one: were the packed place later (a store
-  // written with a larger chunk capacity), the record stays where it is and
-  // packing continues behind it.
-  RecordLoc frontier{};  // offset/chunk_id of the next free byte.
+  CompactionLimits limits;
+  limits.chunk_capacity = chunk_capacity_;
+  limits.max_batch_bytes = batch_bytes_;
+  limits.max_batch_records = batch_records_;
+  const CompactionPlan plan = PlanCompaction(
+      records, {header_.tail_chunk, header_.tail_offset}, limits);
+  records.clear();
+  records.shrink_to_fit();
+
   std::string buffer;
-  for (Placed& record : records) {
-    RecordLoc target = record.loc;
-    target.chunk_id = frontier.chunk_id;
-    target.offset = frontier.offset;
-    if (target.offset > 0 &&
-        uint64_t{target.offset} + record.loc.phys_length > chunk_capacity_) {
-      ++target.chunk_id;
-      target.offset = 0;
+  for (const CompactionBatch& batch : plan.batches) {
+    JournalRecord record;
+    record.op = JournalOp::kCompactionStep;
+    record.header = header_;
+    record.header.tail_chunk = batch.frontier.chunk;
+    record.header.tail_offset = static_cast<uint32_t>(batch.frontier.offset);
+    for (const CompactionMove& move : batch.moves) {
+      while (move.to.chunk_id >= files_->chunk_count()) {
+        LOADERX_RETURN_IF_ERROR(files_->CreateChunk(files_->chunk_count()));
+      }
+      LOADERX_ASSIGN_OR_RETURN(const uint64_t copied,
+                               CopyRecord(move.from, move.to, buffer));
+      // The checksum entry moves with its record. One that matched the
+      // bytes just copied is authoritative from now on.
+      LOADERX_ASSIGN_OR_RETURN(ChecksumEntry checksum,
+                               ReadChecksum(move.index));
+      if (checksum.empty() || checksum.binding != BindingOf(move.from)) {
+        checksum = ChecksumEntry{};
+      } else {
+        checksum.binding = BindingOf(move.to);
+        if (copied == checksum.checksum) checksum.epoch = epoch_;
+      }
+      record.entries.push_back({move.index, move.to, checksum});
     }
-    if (Before(record.loc, target)) target = record.loc;
-    if (!(target == record.loc)) {
-      LOADERX_ASSIGN_OR_RETURN(VfsFile * from,
-                               files_->Chunk(record.loc.chunk_id));
-      LOADERX_ASSIGN_OR_RETURN(VfsFile * to, files_->Chunk(target.chunk_id));
-      buffer.resize(record.loc.phys_length);
-      LOADERX_RETURN_IF_ERROR(
-          from->ReadAt(record.loc.offset, absl::MakeSpan(buffer)));
-      LOADERX_RETURN_IF_ERROR(to->WriteAt(target.offset, buffer));
-      files_->MarkChunkWritten(target.chunk_id);
-      // The entry follows its record at once: the store is consistent
-      // after every step.
-      LOADERX_RETURN_IF_ERROR(WriteLocs(record.index, {target}));
-      record.loc = target;
-    }
-    frontier.chunk_id = record.loc.chunk_id;
-    frontier.offset = record.loc.offset + record.loc.phys_length;
+    std::sort(record.entries.begin(), record.entries.end(),
+              [](const JournalEntry& a, const JournalEntry& b) {
+                return a.index < b.index;
+              });
+    // The copies are durable before any entry points at them.
+    LOADERX_RETURN_IF_ERROR(files_->SyncChunks());
+    LOADERX_RETURN_IF_ERROR(Journaled(record));
   }
 
-  // Publish the new frontier, then drop what lies past it.
-  PhysicalHeader next = header_;
-  next.tail_chunk = frontier.chunk_id;
-  next.tail_offset = frontier.offset;
-  LOADERX_RETURN_IF_ERROR(WriteHeader(next));
-  header_ = next;
-  LOADERX_RETURN_IF_ERROR(
-      files_->RemoveChunksFrom(uint64_t{next.tail_chunk} + 1));
-  LOADERX_ASSIGN_OR_RETURN(VfsFile * tail, files_->Chunk(next.tail_chunk));
-  LOADERX_RETURN_IF_ERROR(tail->Truncate(next.tail_offset));
-  files_->MarkChunkWritten(next.tail_chunk);
-
-  const uint64_t segments = length == 0 ? 0 : SegmentOf(length - 1) + 1;
-  LOADERX_RETURN_IF_ERROR(files_->RemoveSegmentsFrom(segments));
-  if (segments > 0) {
-    LOADERX_ASSIGN_OR_RETURN(VfsFile * last, files_->Segment(segments - 1));
-    LOADERX_RETURN_IF_ERROR(
-        last->Truncate(OffsetInSegment(length - 1) + kRecordLocBytes));
-    files_->MarkSegmentWritten(segments - 1);
-  }
-  return files_->SyncWritten();
+  JournalRecord end;
+  end.op = JournalOp::kCompactionEnd;
+  end.header = header_;
+  end.header.tail_chunk = plan.frontier.chunk;
+  end.header.tail_offset = static_cast<uint32_t>(plan.frontier.offset);
+  return Journaled(end);
 }
 
 }  // namespace loaderx

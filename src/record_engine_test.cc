@@ -217,13 +217,23 @@ TEST_P(RecordEngineTest, BadDeletesChangeNothing) {
   auto engine = CreateStore();
   ASSERT_NE(engine, nullptr);
   AppendFixed(*engine, 0, 5, 8);
-  EXPECT_STATUS_CODE(engine->Delete({1, 1}),
-                     absl::StatusCode::kInvalidArgument);
   EXPECT_STATUS_CODE(engine->Delete({0, 5}), absl::StatusCode::kOutOfRange);
   EXPECT_OK(engine->Delete({}));
   EXPECT_EQ(engine->length(), 5u);
   EXPECT_EQ(GatherFixed(*engine, {0, 1, 4}, 8),
             RecordFor(0, 8) + RecordFor(1, 8) + RecordFor(4, 8));
+}
+
+TEST_P(RecordEngineTest, AnIndexListedTwiceIsDeletedOnce) {
+  auto engine = CreateStore();
+  ASSERT_NE(engine, nullptr);
+  AppendFixed(*engine, 0, 5, 8);
+  ASSERT_OK(engine->Delete({1, 3, 1}));
+  // Descending without repeats: 3 takes 4's record, then 1 takes the
+  // record now last (4 again, at index 3).
+  EXPECT_EQ(engine->length(), 3u);
+  EXPECT_EQ(GatherFixed(*engine, {0, 1, 2}, 8),
+            RecordFor(0, 8) + RecordFor(4, 8) + RecordFor(2, 8));
 }
 
 TEST_P(RecordEngineTest, StatsCountLiveAndReclaimableBytes) {

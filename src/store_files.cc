@@ -1,5 +1,6 @@
 #include "src/store_files.h"
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -63,12 +64,17 @@ absl::Status StoreFiles::Add(std::vector<std::unique_ptr<VfsFile>>& files,
     }
   }
   std::unique_ptr<VfsFile> file;
+  if (create && read_only_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(PathOf(name), ": the store is open read-only"));
+  }
   if (create) {
     LOADERX_ASSIGN_OR_RETURN(file, vfs_.Open(PathOf(name), OpenMode::kCreate));
     LOADERX_RETURN_IF_ERROR(file->Truncate(0));
     created_files_ = true;
   } else {
-    auto opened = vfs_.Open(PathOf(name), OpenMode::kReadWrite);
+    auto opened = vfs_.Open(PathOf(name), read_only_ ? OpenMode::kReadOnly
+                                                     : OpenMode::kReadWrite);
     if (absl::IsNotFound(opened.status())) {
       return absl::DataLossError(
           absl::StrCat(PathOf(name), " is missing (damaged store)"));
@@ -121,22 +127,56 @@ absl::Status StoreFiles::RemoveSegmentsFrom(uint64_t first) {
                     &store_format::SegmentFileName);
 }
 
-absl::Status StoreFiles::SyncWritten() {
+absl::Status StoreFiles::RemoveStrayChunksFrom(uint64_t first) {
+  for (uint64_t id = std::max<uint64_t>(first, chunk_count());; ++id) {
+    const std::string path = PathOf(store_format::ChunkFileName(id));
+    LOADERX_ASSIGN_OR_RETURN(const bool exists, vfs_.Exists(path));
+    if (!exists) return absl::OkStatus();
+    LOADERX_RETURN_IF_ERROR(vfs_.Remove(path));
+    created_files_ = true;  // The directory changed: sync it.
+  }
+}
+
+absl::Status StoreFiles::SyncWritten(
+    const std::function<absl::Status()>& between) {
+  if (read_only_) return absl::OkStatus();
   for (uint64_t id : written_chunks_) {
     LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, Chunk(id));
     LOADERX_RETURN_IF_ERROR(chunk->SyncData());
   }
   written_chunks_.clear();
+  if (between) LOADERX_RETURN_IF_ERROR(between());
   for (uint64_t id : written_segments_) {
     LOADERX_ASSIGN_OR_RETURN(VfsFile * segment, Segment(id));
     LOADERX_RETURN_IF_ERROR(segment->SyncData());
   }
   written_segments_.clear();
-  LOADERX_RETURN_IF_ERROR(meta_->Sync());
-  if (created_files_) {
-    LOADERX_RETURN_IF_ERROR(vfs_.SyncDirectory(directory_));
-    created_files_ = false;
+  LOADERX_RETURN_IF_ERROR(SyncDirectoryIfChanged());
+  return meta_->Sync();
+}
+
+void StoreFiles::MarkAllWritten() {
+  for (uint64_t id = 0; id < chunk_count(); ++id) written_chunks_.insert(id);
+  for (uint64_t id = 0; id < segment_count(); ++id) {
+    written_segments_.insert(id);
   }
+  created_files_ = true;
+}
+
+absl::Status StoreFiles::SyncChunks() {
+  if (read_only_) return absl::OkStatus();
+  for (uint64_t id : written_chunks_) {
+    LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, Chunk(id));
+    LOADERX_RETURN_IF_ERROR(chunk->SyncData());
+  }
+  written_chunks_.clear();
+  return SyncDirectoryIfChanged();
+}
+
+absl::Status StoreFiles::SyncDirectoryIfChanged() {
+  if (!created_files_) return absl::OkStatus();
+  LOADERX_RETURN_IF_ERROR(vfs_.SyncDirectory(directory_));
+  created_files_ = false;
   return absl::OkStatus();
 }
 

@@ -2,7 +2,7 @@
 // (locked for the handle's lifetime), the chunk files and the record-table
 // segments, each list growing as appends need more. It also remembers which
 // files were written or created since the last sync, so a sync touches only
-// those.
+// those. A read-only instance opens every file read-only and creates none.
 //
 // Thread safety: `Chunk` and `Segment` may be called from many threads
 // while one thread adds files (a shared lock keeps the lists stable); the
@@ -13,6 +13,7 @@
 #define LOADERX_SRC_STORE_FILES_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <set>
 #include <shared_mutex>
@@ -28,10 +29,15 @@ namespace loaderx {
 
 class StoreFiles {
  public:
-  StoreFiles(Vfs& vfs, std::string directory, std::unique_ptr<VfsFile> meta)
-      : vfs_(vfs), directory_(std::move(directory)), meta_(std::move(meta)) {}
+  StoreFiles(Vfs& vfs, std::string directory, std::unique_ptr<VfsFile> meta,
+             bool read_only = false)
+      : vfs_(vfs),
+        directory_(std::move(directory)),
+        meta_(std::move(meta)),
+        read_only_(read_only) {}
 
   VfsFile& meta() { return *meta_; }
+  Vfs& vfs() const { return vfs_; }
   const std::string& directory() const { return directory_; }
   std::string PathOf(absl::string_view name) const;
 
@@ -54,14 +60,28 @@ class StoreFiles {
   // Closes and removes every chunk or segment from `first` on.
   absl::Status RemoveChunksFrom(uint64_t first);
   absl::Status RemoveSegmentsFrom(uint64_t first);
+  // Removes chunk files `first`, `first + 1`, ... that exist without being
+  // open (left by an interrupted compaction), up to the first missing one.
+  absl::Status RemoveStrayChunksFrom(uint64_t first);
 
   // Dirty tracking for `SyncWritten`.
   void MarkChunkWritten(uint64_t id) { written_chunks_.insert(id); }
   void MarkSegmentWritten(uint64_t id) { written_segments_.insert(id); }
+  // Every open file, for a sync of what another handle may have left
+  // unsynced.
+  void MarkAllWritten();
 
-  // Syncs the written chunks, then the written segments, then meta.zr, then
-  // (if files were created) the directory.
-  absl::Status SyncWritten();
+  // Syncs the written chunks, then runs `between` (the checksum entries),
+  // then syncs the written segments, then (if files were created or
+  // removed) the directory, then meta.zr: the header never becomes durable
+  // before what it refers to.
+  absl::Status SyncWritten(
+      const std::function<absl::Status()>& between = nullptr);
+  // Syncs the written chunks, then the directory if it changed: what a
+  // later entry will point at is durable.
+  absl::Status SyncChunks();
+  // Syncs the directory if files were created or removed since it was.
+  absl::Status SyncDirectoryIfChanged();
 
  private:
   absl::StatusOr<VfsFile*> Find(
@@ -76,6 +96,7 @@ class StoreFiles {
   Vfs& vfs_;
   const std::string directory_;
   const std::unique_ptr<VfsFile> meta_;
+  const bool read_only_;
 
   mutable std::shared_mutex mu_;
   std::vector<std::unique_ptr<VfsFile>> chunks_;    // Guarded by `mu_`.

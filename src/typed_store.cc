@@ -27,6 +27,7 @@ absl::StatusOr<OpenedStore> CreateTypedStore(Vfs& vfs, absl::string_view path,
   engine_options.codec_options.dictionary = options.dictionary;
   engine_options.codec_options.level = options.level;
   engine_options.thread_pool = options.thread_pool;
+  engine_options.verify_checksums = options.verify_checksums;
   LOADERX_ASSIGN_OR_RETURN(auto engine,
                            RecordEngine::Create(vfs, path, engine_options));
   TypedHeader header;
@@ -34,11 +35,15 @@ absl::StatusOr<OpenedStore> CreateTypedStore(Vfs& vfs, absl::string_view path,
   header.record_width = geometry.record_width;
   header.identity = encoded;
   const std::string dir(path);
+  const std::string typed_header = EncodeTypedHeader(header);
+  // Its checksum is durable before it is: a store.zr that does not match
+  // is damaged, never merely new.
+  LOADERX_RETURN_IF_ERROR(engine->RecordTypedHeader(typed_header));
   LOADERX_RETURN_IF_ERROR(WriteStringToFile(
-      vfs, JoinPath(dir, kTypedHeaderFile), EncodeTypedHeader(header),
-      /*sync=*/true));
+      vfs, JoinPath(dir, kTypedHeaderFile), typed_header, /*sync=*/true));
   LOADERX_RETURN_IF_ERROR(vfs.SyncDirectory(dir));
-  return OpenedStore{std::move(engine), identity, geometry};
+  return OpenedStore{std::move(engine), identity, geometry,
+                     /*typed_header_verified=*/true};
 }
 
 absl::StatusOr<OpenedStore> OpenTypedStore(Vfs& vfs, absl::string_view path,
@@ -47,6 +52,8 @@ absl::StatusOr<OpenedStore> OpenTypedStore(Vfs& vfs, absl::string_view path,
   RecordEngineOptions engine_options;
   engine_options.codec_options.level = options.level;
   engine_options.thread_pool = options.thread_pool;
+  engine_options.read_only = options.read_only;
+  engine_options.verify_checksums = options.verify_checksums;
   LOADERX_ASSIGN_OR_RETURN(auto engine,
                            RecordEngine::Open(vfs, path, engine_options));
   const std::string header_path = JoinPath(std::string(path), kTypedHeaderFile);
@@ -56,6 +63,8 @@ absl::StatusOr<OpenedStore> OpenTypedStore(Vfs& vfs, absl::string_view path,
         header_path, " is missing: the store's creation did not finish"));
   }
   LOADERX_RETURN_IF_ERROR(bytes.status());
+  LOADERX_ASSIGN_OR_RETURN(const bool verified,
+                           engine->CheckTypedHeader(*bytes));
   LOADERX_ASSIGN_OR_RETURN(TypedHeader header,
                            DecodeTypedHeader(*bytes, header_path));
   absl::StatusOr<std::shared_ptr<const TypedOwner>> owner =
@@ -81,7 +90,8 @@ absl::StatusOr<OpenedStore> OpenTypedStore(Vfs& vfs, absl::string_view path,
         absl::StrCat(header_path, ": record width ", header.record_width,
                      " does not match the identity's ", geometry.record_width));
   }
-  return OpenedStore{std::move(engine), *std::move(identity), geometry};
+  return OpenedStore{std::move(engine), *std::move(identity), geometry,
+                     verified};
 }
 
 }  // namespace loaderx

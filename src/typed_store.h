@@ -20,6 +20,8 @@ struct OpenedStore {
   std::unique_ptr<RecordEngine> engine;
   TypeIdentity identity;
   RecordGeometry geometry;
+  // store.zr matched the checksum written with it (false: it has none).
+  bool typed_header_verified = false;
 };
 
 // Validates `identity` with the `kind` owner, creates the engine, then
@@ -30,7 +32,8 @@ absl::StatusOr<OpenedStore> CreateTypedStore(Vfs& vfs, absl::string_view path,
                                              const StoreOptions& options);
 
 // Opens the engine and validates store.zr: FailedPrecondition if the store
-// is of another kind, DataLoss if store.zr is missing or damaged.
+// is of another kind, DataLoss if store.zr is missing or damaged (including
+// a mismatch with its checksum).
 absl::StatusOr<OpenedStore> OpenTypedStore(Vfs& vfs, absl::string_view path,
                                            absl::string_view kind,
                                            const StoreOptions& options);

@@ -119,6 +119,14 @@ class Codec {
   // The largest frame `Compress` can produce for `source_size` input bytes.
   virtual size_t CompressBound(size_t source_size) const = 0;
 
+  // The most bytes a valid frame of `stored_size` bytes can decode to. The
+  // engine refuses a record-table entry claiming more (a damaged length must
+  // not make a reader allocate it). The default says nothing beyond the
+  // format's own limit (2^31).
+  virtual uint64_t MaxDecodedSize(uint64_t stored_size) const {
+    return uint64_t{1} << 31;
+  }
+
   // A new context for one worker. Errors are ResourceExhausted (allocation)
   // or Internal.
   virtual absl::StatusOr<std::unique_ptr<CompressionContext>>

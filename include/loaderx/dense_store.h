@@ -6,14 +6,17 @@
 //
 // A store is a directory on a `Vfs`, which must outlive the store. One
 // store object holds the directory's lock for its lifetime: a second
-// `Open`, here or in another process, fails with an `IsBusy` status.
+// `Open`, here or in another process, fails with an `IsBusy` status (with
+// `StoreOptions::read_only`, any number of read-only handles share the
+// store, and exclude a writer).
 //
 // Thread safety: `Gather`, `size` and `Stats` may be called from many
 // threads, also while one thread appends; `Delete` and `Compact` need the
 // store to themselves. Errors: InvalidArgument for a malformed request
 // (wrong byte count, empty batch), OutOfRange naming an index, DataLoss for
-// a damaged or foreign store, FailedPrecondition for a ragged store opened
-// as dense; a failed call changes nothing.
+// a damaged or foreign store (a record whose bytes fail their checksum
+// included), FailedPrecondition for a ragged store opened as dense or a
+// write through a read-only handle; a failed call changes nothing.
 
 #ifndef LOADERX_DENSE_STORE_H_
 #define LOADERX_DENSE_STORE_H_
@@ -69,13 +72,24 @@ class DenseStore {
   absl::StatusOr<StoreStats> Stats() const;
   absl::Status Sync();
 
+  // Reads every record once and checks it against the checksum written
+  // with it (records without one are checked only for decoding), reporting
+  // every damaged record by index instead of stopping at the first. Memory:
+  // one record buffer per thread. May run alongside gathers and appends;
+  // covers the records present when it starts.
+  absl::StatusOr<VerifyReport> Verify() const;
+
+  // Whether this handle was opened read-only (`StoreOptions::read_only`).
+  bool read_only() const;
+
  private:
   DenseStore(std::unique_ptr<RecordEngine> engine, TypeIdentity identity,
-             uint64_t record_bytes);
+             uint64_t record_bytes, bool typed_header_verified);
 
   std::unique_ptr<RecordEngine> engine_;
   TypeIdentity identity_;
   uint64_t record_bytes_;
+  bool typed_header_verified_;
 };
 
 }  // namespace loaderx

@@ -71,13 +71,27 @@ class RaggedStore {
   absl::StatusOr<StoreStats> Stats() const;
   absl::Status Sync();
 
+  // Reads every record once and checks it against the checksum written
+  // with it (records without one are checked only for decoding), reporting
+  // every damaged record by index instead of stopping at the first. Memory:
+  // one record buffer per thread. May run alongside gathers and appends;
+  // covers the records present when it starts.
+  absl::StatusOr<VerifyReport> Verify() const;
+
+  // Whether this handle was opened read-only (`StoreOptions::read_only`).
+  bool read_only() const;
+
  private:
   RaggedStore(std::unique_ptr<RecordEngine> engine, std::string dtype,
-              uint32_t item_size);
+              uint32_t item_size, bool typed_header_verified);
+  // DataLoss if record `index`'s shape does not decode or does not
+  // describe its payload's size.
+  absl::Status CheckShape(uint64_t index) const;
 
   std::unique_ptr<RecordEngine> engine_;
   std::string dtype_;
   uint32_t item_size_;
+  bool typed_header_verified_;
 };
 
 }  // namespace loaderx

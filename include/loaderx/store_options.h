@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "loaderx/thread_pool.h"
 
@@ -27,6 +28,39 @@ struct StoreOptions {
   // The pool compression and gathers run on; null (the default) means the
   // process's shared `DefaultThreadPool()` (see `loaderx/thread_pool.h`).
   std::shared_ptr<ThreadPool> thread_pool;
+  // Open without writing anything: read-only file handles, a shared lock on
+  // meta.zr (other read-only handles may hold it too; a writer may not), so
+  // it works on read-only files and filesystems. Appends, deletes and
+  // compaction then fail with FailedPrecondition; `Sync` does nothing.
+  // Ignored by `Create`.
+  bool read_only = false;
+  // Check every record read against the checksum written with it (a
+  // mismatch is DataLoss naming the record). Records without one (written
+  // by another program, e.g. loaderx 1.7.7) are read unchecked.
+  bool verify_checksums = true;
+};
+
+// What `Verify` found, record by record (logical records of the store).
+struct VerifyReport {
+  uint64_t records = 0;  // Records examined: every record of the store.
+  // Records whose stored bytes match the checksum written with them.
+  uint64_t verified = 0;
+  // Records that read back but have no checksum to compare against: written
+  // or moved by a program that keeps no checksums (loaderx 1.7.7), or last
+  // checked before such a program wrote to the store and not matching now.
+  uint64_t unverified = 0;
+  // Records that are damaged: their bytes fail their checksum, do not decode,
+  // or lie outside the store. Ascending. records = verified + unverified +
+  // damaged.size().
+  std::vector<uint64_t> damaged;
+  // What is wrong with the first few damaged records, one line each.
+  std::vector<std::string> problems;
+  // Whether store.zr (and dict.zr) matched checksums written with them;
+  // false for a store created by a program that keeps none. A mismatch
+  // fails `Open` itself.
+  bool metadata_verified = false;
+
+  bool ok() const { return damaged.empty(); }
 };
 
 struct StoreStats {

@@ -147,4 +147,15 @@ size_t FrameCodec::CompressBound(size_t source_size) const {
   return ZSTD_compressBound(source_size);
 }
 
+uint64_t FrameCodec::MaxDecodedSize(uint64_t stored_size) const {
+  // The densest zstd encoding is a run of RLE blocks: 3 bytes of block
+  // header and 1 byte of content for up to 128 KiB (the largest block) of
+  // output each, after at least 6 bytes of frame header.
+  constexpr uint64_t kMaxBlockBytes = uint64_t{1} << 17;
+  constexpr uint64_t kFrameHeaderBytes = 6;
+  constexpr uint64_t kRleBlockBytes = 4;
+  if (stored_size < kFrameHeaderBytes + kRleBlockBytes) return 0;
+  return (stored_size - kFrameHeaderBytes) / kRleBlockBytes * kMaxBlockBytes;
+}
+
 }  // namespace loaderx::zstd_frames

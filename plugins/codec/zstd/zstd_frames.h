@@ -31,6 +31,7 @@ absl::Status CheckLevel(absl::string_view codec, int level);
 class FrameCodec : public Codec {
  public:
   size_t CompressBound(size_t source_size) const final;
+  uint64_t MaxDecodedSize(uint64_t stored_size) const final;
   absl::StatusOr<std::unique_ptr<CompressionContext>> NewCompressionContext()
       const final;
   absl::StatusOr<std::unique_ptr<DecompressionContext>>

@@ -1,0 +1,98 @@
+// journal.lx: the redo record of the one maintenance step in progress, so a
+// delete or a compaction step interrupted at any instant (SIGKILL, power
+// loss, a torn write) is finished by the next open instead of leaving a
+// half-rewritten record table. Little-endian:
+//
+//   offset  size  field
+//        0     4  magic      "LXJN"
+//        4     1  version    1
+//        5     1  operation  1 delete, 2 compaction step, 3 compaction end
+//        6     2  reserved   zero
+//        8     8  count      n: table entries to install
+//       16    32  meta.zr    the header to install
+//       48  48 n  entries    u64 index, its 16-byte RecordLoc, its 24-byte
+//                            checksum entry (integrity_format.h)
+//  48+48n     8  checksum   XXH3-64 of every byte before it
+//
+// Protocol: the step's new record bytes are durable first; then the record
+// is written and synced; only then are the table, checksum entries and
+// header rewritten in place; the record is cleared once those are synced.
+// A record that is torn or garbled fails its checksum and means the step
+// never started rewriting anything. Installing a record is idempotent, and
+// no other write happens while one is present, so the next open installs
+// whatever intact record it finds (a read-only open overlays it in memory
+// instead). A compaction end also drops what lies past the new frontier.
+// loaderx 1.7.7 does not read this file.
+
+#ifndef LOADERX_SRC_JOURNAL_H_
+#define LOADERX_SRC_JOURNAL_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "loaderx/vfs.h"
+#include "src/integrity_format.h"
+#include "src/store_format.h"
+
+namespace loaderx {
+
+inline constexpr absl::string_view kJournalFile = "journal.lx";
+
+enum class JournalOp : uint8_t {
+  kDelete = 1,
+  kCompactionStep = 2,
+  kCompactionEnd = 3,
+};
+
+struct JournalEntry {
+  uint64_t index = 0;
+  store_format::RecordLoc loc;
+  integrity_format::ChecksumEntry checksum;
+};
+
+struct JournalRecord {
+  JournalOp op = JournalOp::kDelete;
+  store_format::PhysicalHeader header;
+  std::vector<JournalEntry> entries;
+};
+
+std::string EncodeJournal(const JournalRecord& record);
+// nullopt for anything but an intact record (an empty file included).
+// DataLoss only if the record is intact but its header is not a valid one.
+absl::StatusOr<std::optional<JournalRecord>> DecodeJournal(
+    absl::string_view bytes, absl::string_view path);
+
+// The journal file of one store, opened by its single writer.
+class Journal {
+ public:
+  // Reads the journal of the store in `directory` without creating it:
+  // nullopt when there is none or it holds no intact record.
+  static absl::StatusOr<std::optional<JournalRecord>> Read(
+      Vfs& vfs, absl::string_view directory);
+
+  Journal(Vfs& vfs, std::string directory)
+      : vfs_(vfs), directory_(std::move(directory)) {}
+
+  // Makes `record` durable (creating the file, and syncing its directory,
+  // the first time).
+  absl::Status Write(const JournalRecord& record);
+  // Durably empties the journal.
+  absl::Status Clear();
+
+ private:
+  absl::Status OpenFile();
+
+  Vfs& vfs_;
+  const std::string directory_;
+  std::unique_ptr<VfsFile> file_;  // Opened by the first write or clear.
+};
+
+}  // namespace loaderx
+
+#endif  // LOADERX_SRC_JOURNAL_H_

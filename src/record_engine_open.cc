@@ -1,0 +1,305 @@
+// `RecordEngine::Open`: locking, recovering from an interrupted step or a
+// torn header, telling whether another program wrote the store, and
+// validating everything before the store is handed out.
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "loaderx/codec_registry.h"
+#include "loaderx/spi/path.h"
+#include "loaderx/spi/status_macros.h"
+#include "src/checksum.h"
+#include "src/record_engine.h"
+#include "src/record_table.h"
+
+namespace loaderx {
+namespace {
+
+using integrity_format::CommitSeal;
+using integrity_format::StateSlot;
+using store_format::kHeaderBytes;
+using store_format::OffsetInSegment;
+using store_format::PhysicalHeader;
+using store_format::RecordLoc;
+using store_format::SegmentOf;
+
+// A writer takes meta.zr's exclusive lock, a reader the shared one (or,
+// on a VFS without shared locks, the exclusive one: readers then exclude
+// each other too).
+absl::Status LockStore(VfsFile& meta, bool read_only) {
+  if (!read_only) return meta.TryLock();
+  absl::Status shared = meta.TryLockShared();
+  if (absl::IsUnimplemented(shared)) return meta.TryLock();
+  return shared;
+}
+
+// Loads a store's codec: its tag from the header, its dictionary from
+// dict.zr when present (checked against `dictionary_checksum` if the store
+// has one), and `level` for this handle's appends (0: the codec's
+// default). A dictionary where the codec takes none, or none where it needs
+// one, is a damaged store; a level the codec refuses is the caller's
+// mistake.
+absl::StatusOr<std::unique_ptr<Codec>> LoadCodec(
+    Vfs& vfs, const std::string& directory, uint8_t tag, int level,
+    std::optional<uint64_t> dictionary_checksum) {
+  const std::string dictionary_path =
+      JoinPath(directory, store_format::kDictionaryFile);
+  CodecOptions options;
+  LOADERX_ASSIGN_OR_RETURN(bool has_dictionary, vfs.Exists(dictionary_path));
+  if (has_dictionary) {
+    LOADERX_ASSIGN_OR_RETURN(options.dictionary,
+                             ReadFileToString(vfs, dictionary_path));
+    if (dictionary_checksum.has_value() &&
+        Checksum(options.dictionary) != *dictionary_checksum) {
+      return absl::DataLossError(absl::StrCat(
+          dictionary_path,
+          " does not match the checksum written with it (damaged store)"));
+    }
+  }
+  absl::StatusOr<std::unique_ptr<Codec>> codec = CreateCodecByTag(tag, options);
+  if (!codec.ok()) {
+    return absl::DataLossError(
+        absl::StrCat(directory, ": cannot load the store's codec (tag ", tag,
+                     has_dictionary ? ", with" : ", without",
+                     " dict.zr): ", codec.status().message()));
+  }
+  if (level == 0) return codec;
+  options.level = level;
+  return CreateCodecByTag(tag, options);
+}
+
+// Whether meta.zr, as `bytes` with modification stamp `stamp`, was written
+// by someone other than this library since it last did: later than the
+// seal's (or, the seal being torn, the durable state's) stamp, and not the
+// header a write of ours was interrupted putting there. Without stamps
+// there is no telling, and the answer is no.
+bool WrittenElsewhere(std::optional<uint64_t> stamp, absl::string_view bytes,
+                      const std::optional<CommitSeal>& seal,
+                      const StateSlot& state) {
+  if (!stamp.has_value()) return false;
+  if (!seal.has_value()) return *stamp > state.meta_stamp;
+  if (*stamp <= seal->meta_stamp) return false;
+  return !(seal->pending &&
+           bytes == absl::string_view(seal->meta.data(), seal->meta.size()));
+}
+
+absl::string_view View(const integrity_format::MetaBytes& bytes) {
+  return absl::string_view(bytes.data(), bytes.size());
+}
+
+// The header to open with when no journal overrides it. meta.zr's own
+// (`bytes`), if it is one this library may have left there: the seal's (or,
+// mid-write, the one before it) or the durable state's. Any other means
+// meta.zr was torn by a crash or damaged since; the most recent known
+// header then replaces it (`restored`). That check needs modification
+// stamps, which tell this library's writes from another program's (whose
+// headers are taken as they are).
+absl::StatusOr<PhysicalHeader> ResolveHeader(
+    absl::string_view bytes, absl::string_view path,
+    const std::optional<CommitSeal>& seal,
+    const std::optional<StateSlot>& state, bool foreign, bool stamped,
+    bool& restored) {
+  std::vector<absl::string_view> known;  // Most recent first.
+  if (seal.has_value()) {
+    known.push_back(View(seal->meta));
+    if (seal->pending) known.push_back(View(seal->previous));
+  }
+  if (state.has_value()) known.push_back(View(state->meta));
+  absl::StatusOr<PhysicalHeader> decoded =
+      store_format::DecodeHeader(bytes, path);
+  const bool checkable = stamped && !foreign && !known.empty();
+  if (decoded.ok() &&
+      (!checkable || std::find(known.begin(), known.end(), bytes) != known.end())) {
+    return decoded;
+  }
+  if (foreign || known.empty()) return decoded;
+  for (absl::string_view candidate : known) {
+    absl::StatusOr<PhysicalHeader> header =
+        store_format::DecodeHeader(candidate, path);
+    if (header.ok()) {
+      restored = true;
+      return header;
+    }
+  }
+  if (!decoded.ok()) return decoded;
+  return absl::DataLossError(
+      absl::StrCat(path, " holds a header this library never wrote"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Open(
+    Vfs& vfs, absl::string_view directory, const RecordEngineOptions& options) {
+  const bool read_only = options.read_only;
+  const std::string dir(directory);
+  const std::string meta_path = JoinPath(dir, store_format::kHeaderFile);
+  absl::StatusOr<std::unique_ptr<VfsFile>> meta = vfs.Open(
+      meta_path, read_only ? OpenMode::kReadOnly : OpenMode::kReadWrite);
+  if (absl::IsNotFound(meta.status())) {
+    return absl::NotFoundError(
+        absl::StrCat("no store at ", dir, " (", meta.status().message(), ")"));
+  }
+  LOADERX_RETURN_IF_ERROR(meta.status());
+  LOADERX_RETURN_IF_ERROR(LockStore(**meta, read_only));
+
+  // What this library left: the durable state, the seal, the journal.
+  LOADERX_ASSIGN_OR_RETURN(std::unique_ptr<IntegrityFile> integrity,
+                           IntegrityFile::Open(vfs, dir, read_only));
+  std::optional<StateSlot> state;
+  std::optional<CommitSeal> seal;
+  if (integrity != nullptr) {
+    state = integrity->state();
+    LOADERX_ASSIGN_OR_RETURN(seal, integrity->ReadSeal());
+  }
+  LOADERX_ASSIGN_OR_RETURN(uint64_t meta_size, (*meta)->Size());
+  std::string bytes(std::min<uint64_t>(meta_size, kHeaderBytes + 1), '\0');
+  LOADERX_RETURN_IF_ERROR((*meta)->ReadAt(0, absl::MakeSpan(bytes)));
+  std::optional<uint64_t> stamp;
+  if (absl::StatusOr<uint64_t> now = (*meta)->ModificationStamp(); now.ok()) {
+    stamp = *now;
+  }
+  const bool foreign =
+      state.has_value() && WrittenElsewhere(stamp, bytes, seal, *state);
+  // An unfinished step of ours is finished, unless another program wrote
+  // the store since: its state supersedes the step.
+  LOADERX_ASSIGN_OR_RETURN(std::optional<JournalRecord> journal,
+                           Journal::Read(vfs, dir));
+  const bool stale_journal = journal.has_value() && foreign;
+  if (stale_journal) journal.reset();
+
+  PhysicalHeader header;
+  bool restored = false;  // meta.zr is replaced by a header we know.
+  if (journal.has_value()) {
+    header = journal->header;
+  } else {
+    LOADERX_ASSIGN_OR_RETURN(
+        header, ResolveHeader(bytes, meta_path, seal, state, foreign,
+                              stamp.has_value(), restored));
+  }
+
+  LOADERX_ASSIGN_OR_RETURN(
+      std::unique_ptr<Codec> codec,
+      LoadCodec(vfs, dir, header.codec, options.codec_options.level,
+                state.has_value() ? state->dictionary_checksum : std::nullopt));
+  auto files =
+      std::make_unique<StoreFiles>(vfs, dir, *std::move(meta), read_only);
+  for (uint64_t chunk = 0; chunk <= header.tail_chunk; ++chunk) {
+    LOADERX_RETURN_IF_ERROR(files->OpenChunk(chunk));
+  }
+  if (header.length > 0) {
+    for (uint64_t segment = 0; segment <= SegmentOf(header.length - 1);
+         ++segment) {
+      LOADERX_RETURN_IF_ERROR(files->OpenSegment(segment));
+    }
+  }
+
+  std::unique_ptr<RecordEngine> engine(
+      new RecordEngine(std::move(files), std::move(codec),
+                       std::move(integrity), options, header));
+  engine->meta_stamp_ = stamp.value_or(0);
+  {
+    const auto current = store_format::EncodeHeader(header);
+    std::copy(current.begin(), current.end(), engine->last_written_.begin());
+  }
+  if (state.has_value()) {
+    engine->epoch_ = state->epoch;
+    engine->trusted_ = !foreign;
+    const auto current = store_format::EncodeHeader(header);
+    engine->state_behind_ =
+        !std::equal(current.begin(), current.end(), state->meta.begin()) ||
+        state->meta_stamp != engine->meta_stamp_;
+  }
+  if (journal.has_value() && read_only) {
+    for (const JournalEntry& entry : journal->entries) {
+      engine->overlay_[entry.index] = entry;
+    }
+  } else if (!read_only && (journal.has_value() || restored)) {
+    std::lock_guard lock(engine->writer_mu_);
+    if (journal.has_value()) {
+      LOADERX_RETURN_IF_ERROR(engine->Install(*journal, /*replay=*/true));
+    } else {
+      LOADERX_RETURN_IF_ERROR(engine->WriteHeader(header));
+      LOADERX_RETURN_IF_ERROR(engine->SyncLocked());
+    }
+  }
+  LOADERX_RETURN_IF_ERROR(engine->Validate());
+  if (!read_only) {
+    LOADERX_RETURN_IF_ERROR(engine->Adopt(stale_journal));
+  }
+  return engine;
+}
+
+absl::Status RecordEngine::Validate() const {
+  const PhysicalHeader header = header_;
+  LOADERX_ASSIGN_OR_RETURN(
+      const TableBounds bounds,
+      MeasureChunks(
+          files_->directory(), header,
+          [&](uint64_t id) -> absl::StatusOr<const VfsFile*> {
+            return files_->Chunk(id);
+          },
+          *codec_));
+  return ForEachLoc(header.length, [&](uint64_t index, const RecordLoc& loc) {
+    return CheckRecordLoc(index, loc, bounds);
+  });
+}
+
+absl::Status RecordEngine::Adopt(bool clear_journal) {
+  std::lock_guard lock(writer_mu_);
+  if (clear_journal) {
+    journal_ = std::make_unique<Journal>(files_->vfs(), files_->directory());
+    LOADERX_RETURN_IF_ERROR(journal_->Clear());
+  }
+  if (integrity_ == nullptr || !integrity_->state().has_value()) {
+    // A store written by a program that keeps no checksums (or whose
+    // checksums.lx lost both state slots): from now on this one's appends
+    // get checksums; the records already there stay unverified. The
+    // dictionary is taken as it is.
+    integrity_.reset();
+    files_->MarkAllWritten();
+    LOADERX_RETURN_IF_ERROR(SyncLocked());
+    StateSlot state;
+    state.epoch = 1;
+    const auto meta = store_format::EncodeHeader(header_);
+    std::copy(meta.begin(), meta.end(), state.meta.begin());
+    state.meta_stamp = meta_stamp_;
+    const std::string dictionary_path =
+        files_->PathOf(store_format::kDictionaryFile);
+    LOADERX_ASSIGN_OR_RETURN(const bool has_dictionary,
+                             files_->vfs().Exists(dictionary_path));
+    if (has_dictionary) {
+      LOADERX_ASSIGN_OR_RETURN(std::string dictionary,
+                               ReadFileToString(files_->vfs(), dictionary_path));
+      state.dictionary_checksum = Checksum(dictionary);
+    }
+    LOADERX_ASSIGN_OR_RETURN(
+        integrity_,
+        IntegrityFile::Create(files_->vfs(), files_->directory(), state));
+    LOADERX_RETURN_IF_ERROR(
+        integrity_->WriteSeal({false, state.meta, state.meta, meta_stamp_}));
+    LOADERX_RETURN_IF_ERROR(integrity_->Sync());
+    epoch_ = 1;
+    trusted_ = true;
+    return absl::OkStatus();
+  }
+  if (!trusted_) {
+    // Another program wrote the store: the checksums made before can no
+    // longer tell damage from its rewrites. Those made from now on can.
+    ++epoch_;
+    trusted_ = true;
+    state_behind_ = true;
+  }
+  if (!state_behind_) return absl::OkStatus();
+  // The durable state may only describe a synced store, and the last
+  // handle (or another program) may have left it unsynced.
+  files_->MarkAllWritten();
+  integrity_->MarkWritten();
+  return SyncLocked();
+}
+
+}  // namespace loaderx

@@ -1,0 +1,320 @@
+// `RecordEngine`'s readers: table lookups, gathers with checksum
+// verification, and `Verify`.
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "loaderx/spi/status_macros.h"
+#include "src/checksum.h"
+#include "src/engine_sharding.h"
+#include "src/index_check.h"
+#include "src/record_engine.h"
+#include "src/record_table.h"
+
+namespace loaderx {
+namespace {
+
+using integrity_format::ChecksumEntry;
+using store_format::kRecordLocBytes;
+using store_format::OffsetInSegment;
+using store_format::RecordLoc;
+using store_format::SegmentOf;
+
+// The damage lines a verify report keeps.
+constexpr size_t kMaxProblems = 16;
+
+}  // namespace
+
+absl::StatusOr<RecordLoc> RecordEngine::ReadLoc(uint64_t index) const {
+  if (!overlay_.empty()) {
+    if (auto it = overlay_.find(index); it != overlay_.end()) {
+      return it->second.loc;
+    }
+  }
+  LOADERX_ASSIGN_OR_RETURN(VfsFile * segment,
+                           files_->Segment(SegmentOf(index)));
+  char bytes[kRecordLocBytes];
+  absl::Status read =
+      segment->ReadAt(OffsetInSegment(index), absl::MakeSpan(bytes));
+  if (absl::IsOutOfRange(read)) {
+    return absl::DataLossError(absl::StrCat(
+        segment->path(), " has no entry for record ", index, " (damaged store)"));
+  }
+  LOADERX_RETURN_IF_ERROR(read);
+  return store_format::DecodeRecordLoc(bytes);
+}
+
+absl::StatusOr<ChecksumEntry> RecordEngine::ReadChecksum(
+    uint64_t index) const {
+  if (!overlay_.empty()) {
+    if (auto it = overlay_.find(index); it != overlay_.end()) {
+      return it->second.checksum;
+    }
+  }
+  if (integrity_ == nullptr) return ChecksumEntry{};
+  return integrity_->ReadEntry(index);
+}
+
+RecordEngine::Check RecordEngine::Classify(const ChecksumEntry& entry,
+                                           const RecordLoc& loc,
+                                           absl::string_view stored) const {
+  if (entry.empty() || entry.binding != integrity_format::BindingOf(loc)) {
+    return Check::kUnverified;
+  }
+  if (Checksum(stored) == entry.checksum) return Check::kVerified;
+  // A mismatch is damage only if no other program wrote the store since
+  // the checksum was made; otherwise a rewrite at the same place explains it.
+  return trusted_ && entry.epoch == epoch_ ? Check::kDamaged
+                                           : Check::kUnverified;
+}
+
+absl::Status RecordEngine::ForEachLoc(
+    uint64_t count,
+    const std::function<absl::Status(uint64_t, const RecordLoc&)>& visit)
+    const {
+  for (uint64_t index = 0; index < count;) {
+    const uint64_t in_segment = OffsetInSegment(index) / kRecordLocBytes;
+    const uint64_t n = std::min(
+        count - index, store_format::kEntriesPerSegment - in_segment);
+    LOADERX_ASSIGN_OR_RETURN(VfsFile * segment,
+                             files_->Segment(SegmentOf(index)));
+    const uint64_t base = index - in_segment;
+    LOADERX_RETURN_IF_ERROR(ScanSegment(
+        *segment, in_segment, n, [&](uint64_t position, const RecordLoc& loc) {
+          const uint64_t i = base + position;
+          if (!overlay_.empty()) {
+            if (auto it = overlay_.find(i); it != overlay_.end()) {
+              return visit(i, it->second.loc);
+            }
+          }
+          return visit(i, loc);
+        }));
+    index += n;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RecordEngine::GatherFixed(absl::Span<const uint64_t> indices,
+                                       uint64_t width,
+                                       absl::Span<char> destination) const {
+  if (width == 0 || destination.size() / width != indices.size() ||
+      destination.size() % width != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("gather: ", indices.size(), " records of ", width,
+                     " bytes need ", indices.size() * width,
+                     " bytes, the destination has ", destination.size()));
+  }
+  std::vector<absl::Span<char>> slots(indices.size());
+  for (size_t i = 0; i < indices.size(); ++i) {
+    slots[i] = destination.subspan(i * width, width);
+  }
+  return Gather(indices, slots, /*fixed=*/true);
+}
+
+absl::Status RecordEngine::GatherVariable(
+    absl::Span<const uint64_t> indices,
+    absl::Span<const absl::Span<char>> destinations) const {
+  if (destinations.size() != indices.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("gather: ", indices.size(), " indices but ",
+                     destinations.size(), " destinations"));
+  }
+  return Gather(indices, destinations, /*fixed=*/false);
+}
+
+absl::StatusOr<std::vector<uint64_t>> RecordEngine::RecordSizes(
+    absl::Span<const uint64_t> indices) const {
+  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
+  std::vector<uint64_t> sizes(indices.size());
+  for (size_t i = 0; i < indices.size(); ++i) {
+    LOADERX_ASSIGN_OR_RETURN(RecordLoc loc, ReadLoc(indices[i]));
+    sizes[i] = loc.logic_length;
+  }
+  return sizes;
+}
+
+absl::Status RecordEngine::Gather(
+    absl::Span<const uint64_t> indices,
+    absl::Span<const absl::Span<char>> destinations, bool fixed) const {
+  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
+  // Contiguous blocks per shard keep each worker's reads sequential in the
+  // batch; each shard reuses one decompression context and staging buffer.
+  const int shards = ShardsFor(indices.size(), pool_->concurrency(), 8);
+  return pool_->TryParallelFor(shards, [&](int shard) -> absl::Status {
+    const size_t begin = indices.size() * shard / shards;
+    const size_t end = indices.size() * (shard + 1) / shards;
+    std::unique_ptr<DecompressionContext> context;
+    if (!raw_) {
+      LOADERX_ASSIGN_OR_RETURN(context, codec_->NewDecompressionContext());
+    }
+    std::string staging;
+    for (size_t i = begin; i < end; ++i) {
+      LOADERX_RETURN_IF_ERROR(GatherOne(indices[i], destinations[i], fixed,
+                                        context.get(), staging));
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status RecordEngine::GatherOne(uint64_t index,
+                                     absl::Span<char> destination, bool fixed,
+                                     DecompressionContext* context,
+                                     std::string& staging) const {
+  LOADERX_ASSIGN_OR_RETURN(RecordLoc loc, ReadLoc(index));
+  if (loc.logic_length != destination.size()) {
+    if (fixed) {
+      return absl::DataLossError(absl::StrCat(
+          "record ", index, " has ", loc.logic_length,
+          " bytes, not the store's record width ", destination.size()));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("gather: record ", index, " has ", loc.logic_length,
+                     " bytes, its destination ", destination.size()));
+  }
+  LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, files_->Chunk(loc.chunk_id));
+  absl::Span<char> stored = destination;
+  if (raw_) {
+    if (loc.phys_length != loc.logic_length) {
+      return absl::DataLossError(
+          absl::StrCat("record ", index, " stores ", loc.phys_length,
+                       " bytes for a raw record of ", loc.logic_length));
+    }
+  } else {
+    // Bounded by the chunk's size, which `Open` checked the entry against.
+    staging.resize(loc.phys_length);
+    stored = absl::MakeSpan(staging);
+  }
+  absl::Status read = chunk->ReadAt(loc.offset, stored);
+  if (absl::IsOutOfRange(read)) {
+    return absl::DataLossError(absl::StrCat("record ", index,
+                                            " lies past the end of ",
+                                            chunk->path(), " (damaged store)"));
+  }
+  LOADERX_RETURN_IF_ERROR(read);
+  if (verify_ && (integrity_ != nullptr || !overlay_.empty())) {
+    LOADERX_ASSIGN_OR_RETURN(const ChecksumEntry entry, ReadChecksum(index));
+    const absl::string_view bytes(stored.data(), stored.size());
+    if (Classify(entry, loc, bytes) == Check::kDamaged) {
+      return absl::DataLossError(absl::StrCat(
+          files_->directory(), ": record ", index,
+          " does not match the checksum written with it (damaged store)"));
+    }
+  }
+  if (raw_) return absl::OkStatus();
+  absl::Status decoded =
+      context->Decompress(absl::string_view(staging), destination);
+  if (!decoded.ok()) {
+    return absl::DataLossError(
+        absl::StrCat("record ", index, ": ", decoded.message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> RecordEngine::VerifyOne(
+    uint64_t index, DecompressionContext* context, std::string& stored,
+    std::string& decoded, bool& verified) const {
+  verified = false;
+  LOADERX_ASSIGN_OR_RETURN(const RecordLoc loc, ReadLoc(index));
+  absl::StatusOr<VfsFile*> chunk = files_->Chunk(loc.chunk_id);
+  if (!chunk.ok()) return std::string(chunk.status().message());
+  stored.resize(loc.phys_length);
+  absl::Status read = (*chunk)->ReadAt(loc.offset, absl::MakeSpan(stored));
+  if (absl::IsOutOfRange(read)) {
+    return absl::StrCat("record ", index, " lies past the end of ",
+                        (*chunk)->path());
+  }
+  LOADERX_RETURN_IF_ERROR(read);
+  LOADERX_ASSIGN_OR_RETURN(const ChecksumEntry entry, ReadChecksum(index));
+  switch (Classify(entry, loc, stored)) {
+    case Check::kVerified:
+      verified = true;
+      return std::string();
+    case Check::kDamaged:
+      return absl::StrCat("record ", index,
+                          " does not match the checksum written with it");
+    case Check::kUnverified:
+      break;
+  }
+  // Nothing to compare with: what can still be checked is that it decodes.
+  if (raw_) return std::string();
+  decoded.resize(loc.logic_length);
+  absl::Status decompressed =
+      context->Decompress(stored, absl::MakeSpan(decoded));
+  if (!decompressed.ok()) {
+    return absl::StrCat("record ", index, ": ", decompressed.message());
+  }
+  return std::string();
+}
+
+absl::StatusOr<VerifyReport> RecordEngine::Verify(
+    uint64_t group,
+    const std::function<absl::Status(uint64_t)>& check_group) const {
+  group = std::max<uint64_t>(group, 1);
+  const uint64_t groups = length() / group;
+  const int shards = ShardsFor(groups, pool_->concurrency(), 64);
+  std::vector<VerifyReport> parts(shards);
+  LOADERX_RETURN_IF_ERROR(
+      pool_->TryParallelFor(shards, [&](int shard) -> absl::Status {
+        VerifyReport& part = parts[shard];
+        std::unique_ptr<DecompressionContext> context;
+        if (!raw_) {
+          LOADERX_ASSIGN_OR_RETURN(context, codec_->NewDecompressionContext());
+        }
+        std::string stored, decoded;
+        const uint64_t begin = groups * shard / shards;
+        const uint64_t end = groups * (shard + 1) / shards;
+        for (uint64_t g = begin; g < end; ++g) {
+          std::string problem;
+          bool all_verified = true;
+          for (uint64_t i = g * group; i < (g + 1) * group && problem.empty();
+               ++i) {
+            bool verified = false;
+            LOADERX_ASSIGN_OR_RETURN(
+                problem, VerifyOne(i, context.get(), stored, decoded, verified));
+            all_verified = all_verified && verified;
+          }
+          if (problem.empty() && check_group) {
+            absl::Status checked = check_group(g);
+            if (!checked.ok() && !absl::IsDataLoss(checked)) return checked;
+            problem = std::string(checked.message());
+          }
+          ++part.records;
+          if (!problem.empty()) {
+            part.damaged.push_back(g);
+            if (part.problems.size() < kMaxProblems) {
+              part.problems.push_back(std::move(problem));
+            }
+          } else if (all_verified) {
+            ++part.verified;
+          } else {
+            ++part.unverified;
+          }
+        }
+        return absl::OkStatus();
+      }));
+  VerifyReport report;
+  for (VerifyReport& part : parts) {
+    report.records += part.records;
+    report.verified += part.verified;
+    report.unverified += part.unverified;
+    report.damaged.insert(report.damaged.end(), part.damaged.begin(),
+                          part.damaged.end());
+    for (std::string& problem : part.problems) {
+      if (report.problems.size() < kMaxProblems) {
+        report.problems.push_back(std::move(problem));
+      }
+    }
+  }
+  report.metadata_verified =
+      integrity_ != nullptr && integrity_->state().has_value() &&
+      (integrity_->state()->dictionary_checksum.has_value() ||
+       !codec_->uses_dictionary());
+  return report;
+}
+
+}  // namespace loaderx
