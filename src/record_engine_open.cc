@@ -92,14 +92,17 @@ absl::string_view View(const integrity_format::MetaBytes& bytes) {
   return absl::string_view(bytes.data(), bytes.size());
 }
 
-// The header to open with when no journal overrides it. meta.zr's own
-// (`bytes`), if it is one this library may have left there: the seal's (or,
-// mid-write, the one before it) or the durable state's. Any other means
-// meta.zr was torn by a crash or damaged since; the most recent known
-// header then replaces it (`restored`). That check needs modification
-// stamps, which tell this library's writes from another program's (whose
-// headers are taken as they are).
-absl::StatusOr<PhysicalHeader> ResolveHeader(
+// The headers to open with when no journal overrides them, in order of
+// preference; `restored` when meta.zr's own is not among them. meta.zr's own
+// (`bytes`) is taken if it is one this library may have left there: the
+// seal's (or, mid-write, the one before it) or the durable state's. Any
+// other means meta.zr was torn by a crash or damaged since; the headers this
+// library knows then replace it, most recent first (the caller takes the
+// first whose table validates: a header made durable before its table
+// entries were must not win). That check needs modification stamps, which
+// tell this library's writes from another program's (whose headers are
+// taken as they are).
+absl::StatusOr<std::vector<PhysicalHeader>> CandidateHeaders(
     absl::string_view bytes, absl::string_view path,
     const std::optional<CommitSeal>& seal,
     const std::optional<StateSlot>& state, bool foreign, bool stamped,
@@ -113,22 +116,78 @@ absl::StatusOr<PhysicalHeader> ResolveHeader(
   absl::StatusOr<PhysicalHeader> decoded =
       store_format::DecodeHeader(bytes, path);
   const bool checkable = stamped && !foreign && !known.empty();
-  if (decoded.ok() &&
-      (!checkable || std::find(known.begin(), known.end(), bytes) != known.end())) {
-    return decoded;
+  if (decoded.ok() && (!checkable || std::find(known.begin(), known.end(),
+                                               bytes) != known.end())) {
+    return std::vector<PhysicalHeader>{*decoded};
   }
-  if (foreign || known.empty()) return decoded;
+  if (foreign || known.empty()) return decoded.status();
+  std::vector<PhysicalHeader> candidates;
   for (absl::string_view candidate : known) {
     absl::StatusOr<PhysicalHeader> header =
         store_format::DecodeHeader(candidate, path);
-    if (header.ok()) {
-      restored = true;
-      return header;
-    }
+    if (header.ok()) candidates.push_back(*header);
   }
-  if (!decoded.ok()) return decoded;
-  return absl::DataLossError(
-      absl::StrCat(path, " holds a header this library never wrote"));
+  if (candidates.empty()) {
+    if (!decoded.ok()) return decoded.status();
+    return absl::DataLossError(
+        absl::StrCat(path, " holds a header this library never wrote"));
+  }
+  restored = true;
+  return candidates;
+}
+
+// Opens the chunks and segments `header` needs into `files`.
+absl::Status OpenStoreFiles(StoreFiles& files, const PhysicalHeader& header) {
+  for (uint64_t chunk = files.chunk_count(); chunk <= header.tail_chunk;
+       ++chunk) {
+    LOADERX_RETURN_IF_ERROR(files.OpenChunk(chunk));
+  }
+  if (header.length == 0) return absl::OkStatus();
+  for (uint64_t segment = files.segment_count();
+       segment <= SegmentOf(header.length - 1); ++segment) {
+    LOADERX_RETURN_IF_ERROR(files.OpenSegment(segment));
+  }
+  return absl::OkStatus();
+}
+
+// Whether the table of the store in `directory` validates under `header`
+// (read-only: nothing is written). DataLoss naming the first problem.
+absl::Status ValidateHeader(Vfs& vfs, const std::string& directory,
+                            const PhysicalHeader& header, int level,
+                            const std::optional<StateSlot>& state) {
+  LOADERX_ASSIGN_OR_RETURN(
+      std::unique_ptr<Codec> codec,
+      LoadCodec(vfs, directory, header.codec, level,
+                state.has_value() ? state->dictionary_checksum : std::nullopt));
+  LOADERX_ASSIGN_OR_RETURN(
+      std::unique_ptr<VfsFile> meta,
+      vfs.Open(JoinPath(directory, store_format::kHeaderFile),
+               OpenMode::kReadOnly));
+  StoreFiles files(vfs, directory, std::move(meta), /*read_only=*/true);
+  LOADERX_RETURN_IF_ERROR(OpenStoreFiles(files, header));
+  LOADERX_ASSIGN_OR_RETURN(
+      const TableBounds bounds,
+      MeasureChunks(
+          directory, header,
+          [&](uint64_t id) -> absl::StatusOr<const VfsFile*> {
+            return files.Chunk(id);
+          },
+          *codec));
+  for (uint64_t index = 0; index < header.length;) {
+    const uint64_t in_segment =
+        OffsetInSegment(index) / store_format::kRecordLocBytes;
+    const uint64_t n = std::min(header.length - index,
+                                store_format::kEntriesPerSegment - in_segment);
+    LOADERX_ASSIGN_OR_RETURN(VfsFile * segment,
+                             files.Segment(SegmentOf(index)));
+    const uint64_t base = index - in_segment;
+    LOADERX_RETURN_IF_ERROR(ScanSegment(
+        *segment, in_segment, n, [&](uint64_t position, const RecordLoc& loc) {
+          return CheckRecordLoc(base + position, loc, bounds);
+        }));
+    index += n;
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -172,15 +231,29 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Open(
   const bool stale_journal = journal.has_value() && foreign;
   if (stale_journal) journal.reset();
 
-  PhysicalHeader header;
+  std::vector<PhysicalHeader> candidates;
   bool restored = false;  // meta.zr is replaced by a header we know.
   if (journal.has_value()) {
-    header = journal->header;
+    candidates.push_back(journal->header);
   } else {
     LOADERX_ASSIGN_OR_RETURN(
-        header, ResolveHeader(bytes, meta_path, seal, state, foreign,
-                              stamp.has_value(), restored));
+        candidates, CandidateHeaders(bytes, meta_path, seal, state, foreign,
+                                     stamp.has_value(), restored));
   }
+  // Recovering: the most recent header whose table validates.
+  absl::Status rejected;
+  for (size_t i = 0; restored && i < candidates.size(); ++i) {
+    absl::Status valid = ValidateHeader(vfs, dir, candidates[i],
+                                        options.codec_options.level, state);
+    if (valid.ok()) {
+      candidates = {candidates[i]};
+      break;
+    }
+    if (!absl::IsDataLoss(valid)) return valid;
+    if (rejected.ok()) rejected = valid;
+    if (i + 1 == candidates.size()) return rejected;
+  }
+  const PhysicalHeader header = candidates[0];
 
   LOADERX_ASSIGN_OR_RETURN(
       std::unique_ptr<Codec> codec,
@@ -188,15 +261,7 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Open(
                 state.has_value() ? state->dictionary_checksum : std::nullopt));
   auto files =
       std::make_unique<StoreFiles>(vfs, dir, *std::move(meta), read_only);
-  for (uint64_t chunk = 0; chunk <= header.tail_chunk; ++chunk) {
-    LOADERX_RETURN_IF_ERROR(files->OpenChunk(chunk));
-  }
-  if (header.length > 0) {
-    for (uint64_t segment = 0; segment <= SegmentOf(header.length - 1);
-         ++segment) {
-      LOADERX_RETURN_IF_ERROR(files->OpenSegment(segment));
-    }
-  }
+  LOADERX_RETURN_IF_ERROR(OpenStoreFiles(*files, header));
 
   std::unique_ptr<RecordEngine> engine(
       new RecordEngine(std::move(files), std::move(codec),
