@@ -12,9 +12,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "loaderx/codec_registry.h"
+#include "loaderx/spi/path.h"
+#include "loaderx/spi/status_macros.h"
 #include "src/index_check.h"
-#include "src/path.h"
-#include "src/status_macros.h"
 
 namespace loaderx {
 namespace {

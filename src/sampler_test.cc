@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "src/status_macros.h"
+#include "loaderx/spi/status_macros.h"
 #include "tests/concurrency.h"
 #include "tests/status_testing.h"
 

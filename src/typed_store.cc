@@ -5,9 +5,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "loaderx/spi/path.h"
+#include "loaderx/spi/status_macros.h"
 #include "loaderx/typed_owner_registry.h"
-#include "src/path.h"
-#include "src/status_macros.h"
 #include "src/typed_header.h"
 
 namespace loaderx {

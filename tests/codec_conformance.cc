@@ -10,7 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "loaderx/codec_registry.h"
-#include "src/status_macros.h"
+#include "loaderx/spi/status_macros.h"
 #include "tests/concurrency.h"
 #include "tests/status_testing.h"
 

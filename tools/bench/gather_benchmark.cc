@@ -33,6 +33,7 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "loaderx/sampler.h"
+#include "loaderx/spi/status_macros.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
 #include "src/record_engine.h"
@@ -98,7 +99,7 @@ absl::Status RemoveStore(Vfs& vfs, const std::string& dir) {
 absl::StatusOr<std::unique_ptr<RecordEngine>> BuildStore(
     Vfs& vfs, const std::string& dir, const std::string& codec,
     const std::vector<std::string>& records) {
-  if (absl::Status s = RemoveStore(vfs, dir); !s.ok()) return s;
+  LOADERX_RETURN_IF_ERROR(RemoveStore(vfs, dir));
   RecordEngineOptions options;
   options.codec = codec;
   auto engine = RecordEngine::Create(vfs, dir, options);

@@ -18,9 +18,9 @@
 #include "absl/strings/str_join.h"
 #include "loaderx/codec_registry.h"
 #include "loaderx/sampler.h"
+#include "loaderx/spi/status_macros.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
-#include "src/status_macros.h"
 
 namespace loaderx {
 namespace {

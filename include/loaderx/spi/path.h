@@ -1,8 +1,8 @@
 // Path arithmetic on the engine's `/`-separated paths. Pure string work: no
 // filesystem is consulted and "." / ".." are not interpreted.
 
-#ifndef LOADERX_SRC_PATH_H_
-#define LOADERX_SRC_PATH_H_
+#ifndef LOADERX_SPI_PATH_H_
+#define LOADERX_SPI_PATH_H_
 
 #include <string>
 
@@ -24,4 +24,4 @@ std::string JoinPath(absl::string_view directory, absl::string_view name);
 
 }  // namespace loaderx
 
-#endif  // LOADERX_SRC_PATH_H_
+#endif  // LOADERX_SPI_PATH_H_
