@@ -27,11 +27,11 @@
 //                    sequences are not kIid's.
 //
 // Costs: `Next` is O(B) in every mode (cyclic: fewer than 4 Feistel network
-// applications per index expected). `Seek(step)` and `Batch(step)` cost
-// O(1) (plus O(B) for the batch) in every mode but kIid, whose only way to a
-// step is to replay its stream: O(distance * B) draws, the distance counted
-// from the current step when moving forward, from step 0 when moving back
-// (1.7.7 always replays from 0).
+// applications per index expected). `Seek(step)` is O(1), and `Batch(step)`
+// O(B), in every mode but kIid, whose only way to a step is to replay its
+// stream: O(distance * B) more draws, the distance counted from the current
+// step when moving forward, from step 0 when moving back (1.7.7 always
+// replays from 0).
 //
 // `Seek` follows 1.7.7's formulas, in u64 arithmetic that wraps: step * B is
 // taken modulo 2^64. In sequential and IID modes `Seek(step)` therefore
