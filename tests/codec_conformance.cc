@@ -138,6 +138,15 @@ TEST_P(CodecContractTest, NameAndTagMatchTheRegistry) {
   EXPECT_EQ(codec_->uses_dictionary(), !GetParam().options.dictionary.empty());
 }
 
+TEST_P(CodecContractTest, AVerbatimCodecStoresTheRecordsOwnBytes) {
+  // The engine skips a verbatim codec entirely, so the promise must hold
+  // exactly; a compressing codec must not make it.
+  ASSERT_OK_AND_ASSIGN(auto compressor, codec_->NewCompressionContext());
+  const std::string record = Records(4096).front();
+  const std::string frame = Compress(*codec_, *compressor, record);
+  EXPECT_EQ(codec_->stores_verbatim(), frame == record);
+}
+
 TEST_P(CodecContractTest, OneContextServesManyRecords) {
   ASSERT_OK_AND_ASSIGN(auto compressor, codec_->NewCompressionContext());
   ASSERT_OK_AND_ASSIGN(auto decompressor, codec_->NewDecompressionContext());

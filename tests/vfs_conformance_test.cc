@@ -26,12 +26,20 @@ INSTANTIATE_TEST_SUITE_P(
         VfsUnderTest{"memory", [] { return Registered("memory"); },
                      MakeMemoryRoot},
         VfsUnderTest{"fault_over_memory", [] { return Registered("fault"); },
+                     MakeMemoryRoot, /*can_map=*/false},
+        VfsUnderTest{"fault_over_memory_mapping",
+                     []() -> std::unique_ptr<Vfs> {
+                       auto fault =
+                           std::make_unique<FaultVfs>(Registered("memory"));
+                       fault->set_mapping(true);
+                       return fault;
+                     },
                      MakeMemoryRoot},
         VfsUnderTest{"fault_over_posix",
                      []() -> std::unique_ptr<Vfs> {
                        return std::make_unique<FaultVfs>(Registered("posix"));
                      },
-                     MakeTempRoot}),
+                     MakeTempRoot, /*can_map=*/false}),
     VfsUnderTestName);
 
 }  // namespace

@@ -68,6 +68,10 @@ absl::string_view VfsOpName(VfsOp op) {
       return "Sync";
     case VfsOp::kTryLock:
       return "TryLock";
+    case VfsOp::kTryLockShared:
+      return "TryLockShared";
+    case VfsOp::kMapReadOnly:
+      return "MapReadOnly";
   }
   return "unknown";
 }
@@ -127,6 +131,18 @@ class FaultVfsFile final : public VfsFile {
     return Forward(VfsOp::kTryLock, [](VfsFile& f) { return f.TryLock(); });
   }
 
+  absl::Status TryLockShared() override {
+    return Forward(VfsOp::kTryLockShared,
+                   [](VfsFile& f) { return f.TryLockShared(); });
+  }
+
+  absl::StatusOr<std::unique_ptr<MappedRegion>> MapReadOnly(
+      uint64_t offset, uint64_t length) const override {
+    if (!vfs_->mapping()) return VfsFile::MapReadOnly(offset, length);
+    return Forward(VfsOp::kMapReadOnly,
+                   [&](VfsFile& f) { return f.MapReadOnly(offset, length); });
+  }
+
  private:
   // Runs `call` on the wrapped handle unless a rule fails `op` first or a
   // crash closed the handle.
@@ -166,8 +182,9 @@ class FaultVfsFile final : public VfsFile {
   const std::shared_ptr<FaultVfs::Durability> durability_;
 };
 
-FaultVfs::FaultVfs(Vfs* base) : VfsWrapper(base) {}
-FaultVfs::FaultVfs(std::unique_ptr<Vfs> base) : VfsWrapper(std::move(base)) {}
+FaultVfs::FaultVfs(Vfs* base) : target_(base) {}
+FaultVfs::FaultVfs(std::unique_ptr<Vfs> base)
+    : owned_(std::move(base)), target_(owned_.get()) {}
 FaultVfs::~FaultVfs() = default;
 
 void FaultVfs::FailOnCall(VfsOp op, int64_t nth, absl::Status error,
@@ -183,6 +200,16 @@ void FaultVfs::FailOnCall(VfsOp op, int64_t nth, absl::Status error,
 void FaultVfs::ClearFaults() {
   std::lock_guard lock(mu_);
   rules_.clear();
+}
+
+void FaultVfs::set_mapping(bool enabled) {
+  std::lock_guard lock(mu_);
+  mapping_ = enabled;
+}
+
+bool FaultVfs::mapping() const {
+  std::lock_guard lock(mu_);
+  return mapping_;
 }
 
 int64_t FaultVfs::CallCount(VfsOp op) const {
@@ -290,16 +317,12 @@ absl::StatusOr<std::vector<std::string>> FaultVfs::List(
 }
 
 absl::Status FaultVfs::CreateDirectory(absl::string_view path) {
-  if (absl::Status s = MaybeFail(VfsOp::kCreateDirectory, path); !s.ok()) {
-    return s;
-  }
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kCreateDirectory, path));
   return target().CreateDirectory(path);
 }
 
 absl::Status FaultVfs::RemoveDirectory(absl::string_view path) {
-  if (absl::Status s = MaybeFail(VfsOp::kRemoveDirectory, path); !s.ok()) {
-    return s;
-  }
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kRemoveDirectory, path));
   return target().RemoveDirectory(path);
 }
 
@@ -309,9 +332,7 @@ absl::StatusOr<bool> FaultVfs::Exists(absl::string_view path) {
 }
 
 absl::Status FaultVfs::SyncDirectory(absl::string_view path) {
-  if (absl::Status s = MaybeFail(VfsOp::kSyncDirectory, path); !s.ok()) {
-    return s;
-  }
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kSyncDirectory, path));
   LOADERX_RETURN_IF_ERROR(target().SyncDirectory(path));
   absl::string_view directory = path;
   if (directory.size() > 1 && directory.back() == '/') {
@@ -355,9 +376,7 @@ absl::Status FaultVfs::SimulateCrash(CrashMode mode, uint64_t seed) {
         }
       }
     }
-    if (absl::Status s = WriteStringToFile(target(), path, contents); !s.ok()) {
-      return s;
-    }
+    LOADERX_RETURN_IF_ERROR(WriteStringToFile(target(), path, contents));
   }
   return absl::OkStatus();
 }
