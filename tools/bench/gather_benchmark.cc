@@ -120,9 +120,10 @@ Fixture& GetFixture() {
     auto sampler =
         Sampler::Create(s.records, s.batch, SamplerMode::kIid, /*seed=*/42);
     for (uint64_t b = 0; b < s.plan_batches && sampler.ok(); ++b) {
-      std::vector<int64_t> batch(s.batch);
-      (void)sampler->Batch(b, absl::MakeSpan(batch));
-      f->plan.emplace_back(batch.begin(), batch.end());
+      std::vector<uint64_t> batch(sampler->batch_length());
+      absl::StatusOr<size_t> count = sampler->Next(absl::MakeSpan(batch));
+      if (!count.ok()) break;
+      f->plan.emplace_back(batch.begin(), batch.begin() + *count);
     }
     f->vfs = CreateVfs("posix").value();
     auto raw =
