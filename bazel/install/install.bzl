@@ -26,6 +26,9 @@ load("//bazel:version.bzl", "LOADERX_VERSION")
 # Non-Abseil link flags: (pkg-config module or None, extra `Libs`, CMake target).
 _SYSTEM_LINK_FLAGS = {
     "-lzstd": ("libzstd", "", "zstd::libzstd_shared"),
+    # Debian's libxxhash-dev has a pkg-config module but no CMake package:
+    # CMake links the library by name.
+    "-lxxhash": ("libxxhash", "", "xxhash"),
     "-pthread": (None, "-pthread", "Threads::Threads"),
 }
 
