@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "loaderx/vfs_registry.h"
 #include "src/record_engine.h"
+#include "tests/foreign_writer.h"
 #include "tests/record_testing.h"
 #include "tests/status_testing.h"
 #include "vfs/fault/fault_vfs.h"
@@ -231,6 +232,66 @@ TEST_P(DamagedStoreTest, DictionaryMismatch) {
     ASSERT_OK(WriteStringToFile(*vfs_, "/d/store/dict.zr", "stray"));
   }
   ExpectDataLoss("codec");
+}
+
+TEST_P(DamagedStoreTest, ALoweredFrontier) {
+  // The next append would overwrite live records: refused at open.
+  ForeignWriter files(*vfs_, kStore);
+  ASSERT_OK_AND_ASSIGN(auto header, files.Header());
+  header.tail_offset -= 1;
+  ASSERT_OK(files.WriteHeader(header));
+  ExpectDataLoss("committed frontier");
+}
+
+TEST_P(DamagedStoreTest, AnEntryPastItsChunk) {
+  ForeignWriter files(*vfs_, kStore);
+  ASSERT_OK_AND_ASSIGN(auto loc, files.Loc(3));
+  loc.offset += 100000;
+  ASSERT_OK(files.WriteLoc(3, loc));
+  ExpectDataLoss("record 3");
+}
+
+TEST_P(DamagedStoreTest, AZeroedEntry) {
+  ForeignWriter files(*vfs_, kStore);
+  ASSERT_OK(files.WriteLoc(5, {}));
+  ExpectDataLoss("record 5");
+}
+
+TEST_P(DamagedStoreTest, AHugeLengthIsRefusedBeforeAnythingIsAllocated) {
+  ForeignWriter files(*vfs_, kStore);
+  ASSERT_OK_AND_ASSIGN(auto header, files.Header());
+  header.length = uint64_t{1} << 60;
+  ASSERT_OK(files.WriteHeader(header));
+  ExpectDataLoss("1.loc is missing");
+  header.length = 41;  // One more than the table holds.
+  ASSERT_OK(files.WriteHeader(header));
+  ExpectDataLoss("too short");
+}
+
+TEST_P(DamagedStoreTest, CompactionRefusesEntriesThatShareBytes) {
+  // A duplicated entry passes the open-time checks (each entry alone is
+  // valid), but packing both would destroy a record: compaction refuses
+  // and changes nothing.
+  ForeignWriter files(*vfs_, kStore);
+  ASSERT_OK_AND_ASSIGN(auto loc, files.Loc(12));
+  ASSERT_OK(files.WriteLoc(30, loc));
+  ASSERT_OK_AND_ASSIGN(auto names, vfs_->List(kStore));
+  std::vector<std::string> before;
+  for (const std::string& name : names) {
+    ASSERT_OK_AND_ASSIGN(std::string bytes, files.Read(name));
+    before.push_back(bytes);
+  }
+  {
+    ASSERT_OK_AND_ASSIGN(auto engine, RecordEngine::Open(*vfs_, kStore));
+    absl::Status compacted = engine->Compact();
+    EXPECT_EQ(compacted.code(), absl::StatusCode::kDataLoss) << compacted;
+    EXPECT_THAT(compacted.message(), HasSubstr("records 12 and 30"));
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == "checksums.lx") continue;  // Its durable state moved on.
+    ASSERT_OK_AND_ASSIGN(std::string bytes, files.Read(names[i]));
+    EXPECT_EQ(bytes, before[i]) << names[i];
+  }
 }
 
 TEST_P(DamagedStoreTest, ForeignDirectory) {

@@ -1,0 +1,279 @@
+// Checksums end to end: every record a store writes is checked when read
+// and by `Verify`, damage is reported by record, and what another program
+// (loaderx 1.7.7, simulated by `ForeignWriter`) wrote or moved is reported
+// as unverified, never as damage.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "loaderx/dense_store.h"
+#include "loaderx/ragged_store.h"
+#include "loaderx/vfs_registry.h"
+#include "src/record_engine.h"
+#include "tests/foreign_writer.h"
+#include "tests/record_testing.h"
+#include "tests/status_testing.h"
+
+namespace loaderx {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr char kStore[] = "/s";
+constexpr size_t kWidth = 32;
+
+class IntegrityTest : public testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { ASSERT_OK_AND_ASSIGN(vfs_, CreateVfs("memory")); }
+
+  RecordEngineOptions Options() const {
+    RecordEngineOptions options;
+    options.codec = GetParam();
+    if (GetParam() == "zstd_dict") {
+      options.codec_options.dictionary = RecordsFor(0, 30, kWidth);
+    }
+    return options;
+  }
+
+  // A store of `count` records, synced and closed.
+  void MakeStore(uint64_t count) {
+    ASSERT_OK_AND_ASSIGN(auto engine,
+                         RecordEngine::Create(*vfs_, kStore, Options()));
+    ASSERT_OK(engine->AppendFixed(RecordsFor(0, count, kWidth), count, kWidth));
+    ASSERT_OK(engine->Sync());
+  }
+
+  std::unique_ptr<RecordEngine> Open(bool verify = true) {
+    RecordEngineOptions options = Options();
+    options.verify_checksums = verify;
+    auto engine = RecordEngine::Open(*vfs_, kStore, options);
+    EXPECT_TRUE(engine.ok()) << engine.status();
+    return engine.ok() ? *std::move(engine) : nullptr;
+  }
+
+  absl::Status Read(const RecordEngine& engine, uint64_t index,
+                    std::string* out = nullptr) {
+    std::string bytes(kWidth, '\0');
+    LOADERX_RETURN_IF_ERROR(
+        engine.GatherFixed({index}, kWidth, absl::MakeSpan(bytes)));
+    if (out) *out = bytes;
+    return absl::OkStatus();
+  }
+
+  // Flips one stored byte of record `index` without touching meta.zr: what
+  // a failing disk does.
+  void Corrupt(uint64_t index) {
+    ForeignWriter files(*vfs_, kStore);
+    ASSERT_OK_AND_ASSIGN(auto loc, files.Loc(index));
+    const std::string chunk = store_format::ChunkFileName(loc.chunk_id);
+    ASSERT_OK_AND_ASSIGN(std::string bytes, files.Read(chunk));
+    const uint64_t at = loc.offset + loc.phys_length / 2;
+    ASSERT_OK(files.Write(chunk, at, std::string(1, bytes[at] ^ 0x04)));
+  }
+
+  std::unique_ptr<Vfs> vfs_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Codecs, IntegrityTest,
+                         testing::Values("raw", "zstd", "zstd_dict"));
+
+TEST_P(IntegrityTest, EveryRecordWrittenIsVerified) {
+  MakeStore(20);
+  auto engine = Open();
+  ASSERT_NE(engine, nullptr);
+  ASSERT_OK_AND_ASSIGN(VerifyReport report, engine->Verify());
+  EXPECT_EQ(report.records, 20u);
+  EXPECT_EQ(report.verified, 20u);
+  EXPECT_EQ(report.unverified, 0u);
+  EXPECT_TRUE(report.damaged.empty());
+  EXPECT_TRUE(report.metadata_verified);
+}
+
+TEST_P(IntegrityTest, AFlippedByteIsDataLossNamingTheRecord) {
+  MakeStore(20);
+  Corrupt(7);
+  Corrupt(13);
+  auto engine = Open();
+  ASSERT_NE(engine, nullptr);
+  absl::Status read = Read(*engine, 7);
+  EXPECT_EQ(read.code(), absl::StatusCode::kDataLoss) << read;
+  EXPECT_THAT(read.message(), HasSubstr("record 7"));
+  EXPECT_OK(Read(*engine, 6));
+  ASSERT_OK_AND_ASSIGN(VerifyReport report, engine->Verify());
+  EXPECT_THAT(report.damaged, ElementsAre(7, 13));
+  EXPECT_EQ(report.verified, 18u);
+  ASSERT_EQ(report.problems.size(), 2u);
+  EXPECT_THAT(report.problems[0], HasSubstr("record 7"));
+}
+
+TEST_P(IntegrityTest, VerifyOnReadCanBeTurnedOff) {
+  MakeStore(5);
+  Corrupt(2);
+  auto engine = Open(/*verify=*/false);
+  ASSERT_NE(engine, nullptr);
+  std::string bytes;
+  absl::Status read = Read(*engine, 2, &bytes);
+  if (GetParam() == "raw") {
+    // Nothing checks it: the damaged bytes come back.
+    ASSERT_OK(read);
+    EXPECT_NE(bytes, RecordFor(2, kWidth));
+  }
+  // `Verify` still finds it.
+  ASSERT_OK_AND_ASSIGN(VerifyReport report, engine->Verify());
+  EXPECT_THAT(report.damaged, ElementsAre(2));
+}
+
+TEST_P(IntegrityTest, AStoreWithoutChecksumsIsUnverifiedThenGainsThem) {
+  MakeStore(6);
+  ASSERT_OK(vfs_->Remove("/s/checksums.lx"));  // As 1.7.7 writes stores.
+  {
+    RecordEngineOptions options = Options();
+    options.read_only = true;
+    ASSERT_OK_AND_ASSIGN(auto reader,
+                         RecordEngine::Open(*vfs_, kStore, options));
+    ASSERT_OK_AND_ASSIGN(VerifyReport report, reader->Verify());
+    EXPECT_EQ(report.unverified, 6u);
+    EXPECT_FALSE(report.metadata_verified);
+    EXPECT_OK(Read(*reader, 5));
+  }
+  auto engine = Open();  // A writer starts keeping checksums.
+  ASSERT_NE(engine, nullptr);
+  ASSERT_OK(engine->AppendFixed(RecordsFor(6, 2, kWidth), 2, kWidth));
+  ASSERT_OK_AND_ASSIGN(VerifyReport report, engine->Verify());
+  EXPECT_EQ(report.unverified, 6u);
+  EXPECT_EQ(report.verified, 2u);
+  EXPECT_TRUE(report.damaged.empty());
+}
+
+TEST_P(IntegrityTest, ARecordRewrittenInPlaceByAnotherProgramIsNotDamage) {
+  // 1.7.7 deletes the last record, compacts, and appends one of the same
+  // size: the new record sits exactly where the old one was, under the
+  // same table entry, with other bytes.
+  MakeStore(10);
+  {
+    auto engine = Open();
+    ASSERT_NE(engine, nullptr);
+  }
+  ForeignWriter foreign(*vfs_, kStore);
+  ASSERT_OK_AND_ASSIGN(auto loc, foreign.Loc(9));
+  // The other program's record: stored by the same codec, and (for
+  // compressed codecs) one whose frame happens to be just as long.
+  std::string rewritten, record;
+  for (char c = 'a'; c <= 'z' && rewritten.empty(); ++c) {
+    record = "record-8-" + std::string(kWidth - 9, c);  // Shaped like 9's.
+    ASSERT_OK_AND_ASSIGN(auto scratch, CreateVfs("memory"));
+    ASSERT_OK_AND_ASSIGN(auto other,
+                         RecordEngine::Create(*scratch, "/t", Options()));
+    ASSERT_OK(other->AppendFixed(record, 1, kWidth));
+    ForeignWriter reader(*scratch, "/t");
+    ASSERT_OK_AND_ASSIGN(auto other_loc, reader.Loc(0));
+    if (other_loc.phys_length != loc.phys_length) continue;
+    ASSERT_OK_AND_ASSIGN(std::string chunk, reader.Read("0.chunk"));
+    rewritten = chunk.substr(other_loc.offset, other_loc.phys_length);
+  }
+  ASSERT_FALSE(rewritten.empty()) << "no record with a frame as long";
+  ASSERT_OK(foreign.RewriteRecordBytes(9, rewritten));
+
+  auto engine = Open();
+  ASSERT_NE(engine, nullptr);
+  std::string bytes;
+  ASSERT_OK(Read(*engine, 9, &bytes));
+  EXPECT_EQ(bytes, record);
+  ASSERT_OK_AND_ASSIGN(VerifyReport report, engine->Verify());
+  EXPECT_TRUE(report.damaged.empty()) << absl::StrJoin(report.problems, "; ");
+  EXPECT_EQ(report.unverified, 1u);
+  EXPECT_EQ(report.verified, 9u);  // Records it did not touch still match.
+  // What this handle writes from now on is checked with full force again.
+  ASSERT_OK(engine->AppendFixed(RecordsFor(10, 2, kWidth), 2, kWidth));
+  ASSERT_OK(engine->Sync());
+  engine.reset();
+  Corrupt(11);
+  engine = Open();
+  ASSERT_NE(engine, nullptr);
+  EXPECT_STATUS_CODE(Read(*engine, 11), absl::StatusCode::kDataLoss);
+}
+
+TEST_P(IntegrityTest, ARecordMovedByAnotherProgramsDeleteIsUnverified) {
+  MakeStore(8);
+  ForeignWriter foreign(*vfs_, kStore);
+  ASSERT_OK(foreign.Delete(2));  // Record 7 moves into slot 2.
+  auto engine = Open();
+  ASSERT_NE(engine, nullptr);
+  std::string bytes;
+  ASSERT_OK(Read(*engine, 2, &bytes));
+  EXPECT_EQ(bytes, RecordFor(7, kWidth));
+  ASSERT_OK_AND_ASSIGN(VerifyReport report, engine->Verify());
+  EXPECT_EQ(report.records, 7u);
+  EXPECT_TRUE(report.damaged.empty());
+  EXPECT_EQ(report.unverified, 1u);
+}
+
+TEST_P(IntegrityTest, CompactionCarriesChecksumsAlong) {
+  MakeStore(30);
+  auto engine = Open();
+  ASSERT_NE(engine, nullptr);
+  ASSERT_OK(engine->Delete({0, 4, 11, 12}));
+  ASSERT_OK(engine->Compact());
+  ASSERT_OK_AND_ASSIGN(VerifyReport report, engine->Verify());
+  EXPECT_EQ(report.verified, 26u);
+  EXPECT_TRUE(report.damaged.empty());
+}
+
+TEST(TypedIntegrityTest, AFlippedTypeInStoreZrIsDataLoss) {
+  ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("memory"));
+  {
+    StoreOptions options;
+    options.codec = "raw";
+    ASSERT_OK_AND_ASSIGN(auto store,
+                         DenseStore::Create(*vfs, "/s", {"<f4", {2}}, options));
+  }
+  ASSERT_OK_AND_ASSIGN(std::string bytes, ReadFileToString(*vfs, "/s/store.zr"));
+  const size_t at = bytes.find("<f4");
+  ASSERT_NE(at, std::string::npos);
+  bytes[at] = '>';  // Still a valid identity: every record would flip.
+  ASSERT_OK(WriteStringToFile(*vfs, "/s/store.zr", bytes));
+  absl::Status opened = DenseStore::Open(*vfs, "/s").status();
+  EXPECT_EQ(opened.code(), absl::StatusCode::kDataLoss) << opened;
+  EXPECT_THAT(opened.message(), HasSubstr("store.zr"));
+}
+
+TEST(TypedIntegrityTest, ATruncatedDictionaryIsDataLoss) {
+  ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("memory"));
+  StoreOptions options;
+  options.codec = "zstd_dict";
+  options.dictionary = RecordsFor(0, 50, 40);
+  {
+    ASSERT_OK_AND_ASSIGN(auto store,
+                         RaggedStore::Create(*vfs, "/s", "<i4", options));
+  }
+  ASSERT_OK_AND_ASSIGN(std::string dictionary,
+                       ReadFileToString(*vfs, "/s/dict.zr"));
+  dictionary.pop_back();
+  ASSERT_OK(WriteStringToFile(*vfs, "/s/dict.zr", dictionary));
+  absl::Status opened = RaggedStore::Open(*vfs, "/s").status();
+  EXPECT_EQ(opened.code(), absl::StatusCode::kDataLoss) << opened;
+  EXPECT_THAT(opened.message(), HasSubstr("dict.zr"));
+}
+
+TEST(TypedIntegrityTest, RaggedVerifyCountsPairsAndChecksShapes) {
+  ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("memory"));
+  ASSERT_OK_AND_ASSIGN(auto store, RaggedStore::Create(*vfs, "/s", "<i4"));
+  std::vector<int32_t> a(6, 1), b(10, 2);
+  std::vector<RaggedRecord> records = {
+      {absl::string_view(reinterpret_cast<const char*>(a.data()), 24), {2, 3}},
+      {absl::string_view(reinterpret_cast<const char*>(b.data()), 40), {10}}};
+  ASSERT_OK(store->Append(records));
+  ASSERT_OK_AND_ASSIGN(VerifyReport report, store->Verify());
+  EXPECT_EQ(report.records, 2u);
+  EXPECT_EQ(report.verified, 2u);
+  EXPECT_TRUE(report.metadata_verified);
+  EXPECT_TRUE(report.ok());
+}
+
+}  // namespace
+}  // namespace loaderx
