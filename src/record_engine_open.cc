@@ -286,7 +286,11 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Open(
   } else if (!read_only && (journal.has_value() || restored)) {
     std::lock_guard lock(engine->writer_mu_);
     if (journal.has_value()) {
+      // Finished, the step must not be replayed again over later writes.
       LOADERX_RETURN_IF_ERROR(engine->Install(*journal, /*replay=*/true));
+      engine->journal_ =
+          std::make_unique<Journal>(vfs, engine->files_->directory());
+      LOADERX_RETURN_IF_ERROR(engine->journal_->Clear());
     } else {
       LOADERX_RETURN_IF_ERROR(engine->WriteHeader(header));
       LOADERX_RETURN_IF_ERROR(engine->SyncLocked());

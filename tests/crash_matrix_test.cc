@@ -211,9 +211,15 @@ class CrashMatrixTest : public testing::TestWithParam<std::string> {
     EXPECT_EQ(recovered, seen);
     ASSERT_OK_AND_ASSIGN(const VerifyReport report, writer->Verify());
     EXPECT_TRUE(report.damaged.empty()) << absl::StrJoin(report.problems, "; ");
-    // And it carries on.
+    // And it carries on: what it appends now survives the next open (the
+    // recovery is not repeated over it).
     Model model = recovered;
     ASSERT_OK(Append(*writer, model, 500, 2));
+    writer.reset();
+    ASSERT_OK_AND_ASSIGN(writer,
+                         RecordEngine::Open(vfs, kStore, Options(GetParam())));
+    ASSERT_OK_AND_ASSIGN(const Model appended, ReadAll(*writer));
+    EXPECT_EQ(appended, model);
     if (!model.empty()) ASSERT_OK(writer->Delete({0}));
     if (!model.empty()) DeleteFromModel(model, {0});
     ASSERT_OK(writer->Compact());
