@@ -269,12 +269,19 @@ class RecordEngine {
   absl::Status GatherOne(uint64_t index, absl::Span<char> destination,
                          bool fixed, DecompressionContext* context,
                          std::string& staging) const;
+  // A buffer that grows without zero-filling: a decode whose frame turns
+  // out not to fit never touches (so never commits) the memory.
+  struct ScratchBuffer {
+    std::unique_ptr<char[]> bytes;
+    uint64_t capacity = 0;
+    absl::Span<char> Get(uint64_t size);
+  };
   // Verify's check of one record: empty when it reads back, else what is
   // wrong; `verified` says whether a checksum confirmed it.
   absl::StatusOr<std::string> VerifyOne(uint64_t index,
                                         DecompressionContext* context,
                                         std::string& stored,
-                                        std::string& decoded,
+                                        ScratchBuffer& decoded,
                                         bool& verified) const;
 
   const std::unique_ptr<StoreFiles> files_;

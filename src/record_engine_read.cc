@@ -215,9 +215,17 @@ absl::Status RecordEngine::GatherOne(uint64_t index,
   return absl::OkStatus();
 }
 
+absl::Span<char> RecordEngine::ScratchBuffer::Get(uint64_t size) {
+  if (size > capacity) {
+    bytes.reset(new char[size]);
+    capacity = size;
+  }
+  return absl::Span<char>(bytes.get(), size);
+}
+
 absl::StatusOr<std::string> RecordEngine::VerifyOne(
     uint64_t index, DecompressionContext* context, std::string& stored,
-    std::string& decoded, bool& verified) const {
+    ScratchBuffer& decoded, bool& verified) const {
   verified = false;
   LOADERX_ASSIGN_OR_RETURN(const RecordLoc loc, ReadLoc(index));
   absl::StatusOr<VfsFile*> chunk = files_->Chunk(loc.chunk_id);
@@ -242,9 +250,8 @@ absl::StatusOr<std::string> RecordEngine::VerifyOne(
   }
   // Nothing to compare with: what can still be checked is that it decodes.
   if (raw_) return std::string();
-  decoded.resize(loc.logic_length);
   absl::Status decompressed =
-      context->Decompress(stored, absl::MakeSpan(decoded));
+      context->Decompress(stored, decoded.Get(loc.logic_length));
   if (!decompressed.ok()) {
     return absl::StrCat("record ", index, ": ", decompressed.message());
   }
@@ -265,7 +272,8 @@ absl::StatusOr<VerifyReport> RecordEngine::Verify(
         if (!raw_) {
           LOADERX_ASSIGN_OR_RETURN(context, codec_->NewDecompressionContext());
         }
-        std::string stored, decoded;
+        std::string stored;
+        ScratchBuffer decoded;
         const uint64_t begin = groups * shard / shards;
         const uint64_t end = groups * (shard + 1) / shards;
         for (uint64_t g = begin; g < end; ++g) {

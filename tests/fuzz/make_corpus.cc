@@ -1,6 +1,8 @@
 // Writes the seed corpora of the fuzzers from real stores made through the
 // public API over the in-memory VFS: one `FileBundle` per store kind and
-// codec for `store_fuzzer`, and their identities for `identity_fuzzer`.
+// codec for `store_fuzzer` (after a delete, so journal.lx is there too),
+// one per kind with an unfinished delete in journal.lx (a crash mid-step),
+// and their identities for `identity_fuzzer`.
 // Regenerate after a format change:
 //
 //   bazel run //tests/fuzz:make_corpus -- $PWD/tests/fuzz/corpus
@@ -18,6 +20,8 @@
 #include "loaderx/ragged_store.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
+#include "src/journal.h"
+#include "src/store_format.h"
 #include "tests/fuzz/file_bundle.h"
 
 namespace loaderx::fuzz {
@@ -26,6 +30,10 @@ namespace {
 void Die(const absl::Status& status) {
   std::fprintf(stderr, "make_corpus: %s\n", status.ToString().c_str());
   std::exit(1);
+}
+
+void Must(const absl::Status& status) {
+  if (!status.ok()) Die(status);
 }
 
 template <typename T>
@@ -46,6 +54,33 @@ FileBundle Bundle(Vfs& vfs, const std::string& dir) {
     files.emplace_back(
         name, Must(ReadFileToString(vfs, absl::StrCat(dir, "/", name))));
   }
+  return files;
+}
+
+// `files` as a crash in the middle of deleting record 0 leaves them (its
+// `group` physical records: 2 for a ragged store): the journal holds the
+// step, the table and header do not show it yet.
+FileBundle WithPendingDelete(FileBundle files, uint64_t group) {
+  std::string table, header;
+  for (const auto& [name, contents] : files) {
+    if (name == "0.loc") table = contents;
+    if (name == "meta.zr") header = contents;
+  }
+  auto decoded = store_format::DecodeHeader(header, "meta.zr");
+  if (!decoded.ok() || decoded->length < 2 * group ||
+      table.size() < decoded->length * 16) {
+    Die(absl::InternalError("unexpected store"));
+  }
+  JournalRecord record;
+  record.op = JournalOp::kDelete;
+  record.header = *decoded;
+  record.header.length -= group;
+  for (uint64_t i = 0; i < group; ++i) {
+    const uint64_t last = decoded->length - group + i;
+    record.entries.push_back(
+        {i, store_format::DecodeRecordLoc(&table[last * 16]), {}});
+  }
+  files.emplace_back(std::string(kJournalFile), EncodeJournal(record));
   return files;
 }
 
@@ -79,6 +114,7 @@ int main(int argc, char** argv) {
           *vfs, dense, TypeIdentity{"<i4", {2, 3}}, options));
       Must(store->Append(Records(6, 24)));
       Must(store->Append(Records(3, 24)));
+      Must(store->Delete({4}));
     }
     const std::string ragged = absl::StrCat("/ragged_", codec);
     {
@@ -90,6 +126,8 @@ int main(int argc, char** argv) {
     for (const std::string& dir : {dense, ragged}) {
       const FileBundle files = Bundle(*vfs, dir);
       WriteFile(out / "store" / dir.substr(1), EncodeBundle(files));
+      WriteFile(out / "store" / absl::StrCat(dir.substr(1), "_mid_delete"),
+                EncodeBundle(WithPendingDelete(files, dir == ragged ? 2 : 1)));
       for (const auto& [name, contents] : files) {
         if (name == "store.zr" && contents.size() > 32) {
           WriteFile(out / "identity" / dir.substr(1), contents.substr(32));

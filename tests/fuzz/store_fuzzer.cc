@@ -4,6 +4,7 @@
 // bound, and compaction must never change a record that was readable before
 // it. Runs over the in-memory VFS.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -84,16 +85,36 @@ std::vector<std::pair<bool, std::string>> ReadRagged(const RaggedStore& store) {
   return records;
 }
 
-// Reads, deletes the first record, reads again, compacts, reads again:
-// compaction must not change any record that read back before it.
+// Verifies and checks the report adds up; returns the damaged indices.
+template <typename Store>
+std::vector<uint64_t> Verified(const Store& store) {
+  absl::StatusOr<VerifyReport> report = store.Verify();
+  if (!report.ok()) return {};
+  Check(report->records ==
+            report->verified + report->unverified + report->damaged.size(),
+        "a verify report that does not add up");
+  return report->damaged;
+}
+
+// Opens read-only (which must change nothing), then for writing: reads,
+// verifies, deletes the first record, reads again, compacts, reads again.
+// Compaction must not change any record that read back before it, nor make
+// one damaged that was not.
 template <typename Store, typename Read>
 void Exercise(Vfs& vfs, Read read) {
+  StoreOptions read_only;
+  read_only.read_only = true;
+  if (auto reader = Store::Open(vfs, kStore, read_only); reader.ok()) {
+    read(**reader);
+    Verified(**reader);
+  }
   absl::StatusOr<std::unique_ptr<Store>> store = Store::Open(vfs, kStore);
   if (!store.ok()) return;
   (void)(*store)->Stats();
   read(**store);
   if ((*store)->size() > 0) (void)(*store)->Delete({0});
   const auto before = read(**store);
+  const std::vector<uint64_t> damaged_before = Verified(**store);
   const absl::Status compacted = (*store)->Compact();
   const auto after = read(**store);
   if (compacted.ok()) {
@@ -102,6 +123,14 @@ void Exercise(Vfs& vfs, Read read) {
         Check(before[i].second == after[i].second,
               "compaction changed a record");
       }
+      if (before[i].first) {
+        Check(after[i].first, "compaction lost a readable record");
+      }
+    }
+    for (uint64_t index : Verified(**store)) {
+      Check(std::find(damaged_before.begin(), damaged_before.end(), index) !=
+                damaged_before.end(),
+            "compaction damaged a record");
     }
   }
   store->reset();
