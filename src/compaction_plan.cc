@@ -51,7 +51,8 @@ CompactionPlan PlanCompaction(const std::vector<PlacedRecord>& records,
     }
     // Until the batch commits, nothing may be written from here on.
     const StorePosition limit = StartOf(source);
-    if (StorePosition{place.chunk, place.offset + source.phys_length} <= limit) {
+    if (StorePosition{place.chunk, place.offset + source.phys_length} <=
+        limit) {
       CompactionBatch batch;
       batch.frontier = tail;
       uint64_t bytes = 0;

@@ -49,8 +49,7 @@ std::map<uint64_t, RecordLoc> Apply(const std::vector<PlacedRecord>& records,
                 std::max<uint64_t>(limits.chunk_capacity, move.to.phys_length));
       for (const auto& [index, loc] : live) {
         EXPECT_FALSE(Overlap(move.to, loc))
-            << "batch writes record " << move.index << " over record "
-            << index;
+            << "batch writes record " << move.index << " over record " << index;
       }
       if (batch.staging) {
         EXPECT_GE(StartOf(move.to), committed) << "staged below the frontier";
@@ -87,7 +86,8 @@ std::vector<PlacedRecord> Layout(const std::vector<uint32_t>& sizes,
   std::vector<PlacedRecord> live;
   StorePosition at;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    if (at.offset > 0 && at.offset + sizes[i] > capacity) at = {at.chunk + 1, 0};
+    if (at.offset > 0 && at.offset + sizes[i] > capacity)
+      at = {at.chunk + 1, 0};
     if (!deleted[i]) {
       live.push_back({live.size(), Loc(at.chunk, at.offset, sizes[i])});
     }
@@ -99,7 +99,8 @@ std::vector<PlacedRecord> Layout(const std::vector<uint32_t>& sizes,
 
 TEST(CompactionPlanTest, APackedStoreMovesNothing) {
   StorePosition frontier;
-  const auto records = Layout({10, 20, 30}, {false, false, false}, 100, frontier);
+  const auto records =
+      Layout({10, 20, 30}, {false, false, false}, 100, frontier);
   const CompactionPlan plan = PlanCompaction(records, frontier, {100, 64, 8});
   EXPECT_TRUE(plan.batches.empty());
   EXPECT_EQ(plan.frontier, frontier);
@@ -113,8 +114,8 @@ TEST(CompactionPlanTest, AnEmptyStoreEndsAtTheStart) {
 
 TEST(CompactionPlanTest, AWideGapMovesRecordsDirectly) {
   StorePosition frontier;
-  const auto records = Layout({50, 10, 10, 10}, {true, false, false, false},
-                              1000, frontier);
+  const auto records =
+      Layout({50, 10, 10, 10}, {true, false, false, false}, 1000, frontier);
   const CompactionLimits limits{1000, 1 << 20, 100};
   const CompactionPlan plan = PlanCompaction(records, frontier, limits);
   ASSERT_EQ(plan.batches.size(), 1u);

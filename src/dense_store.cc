@@ -72,8 +72,7 @@ absl::Status DenseStore::Sync() { return engine_->Sync(); }
 
 absl::StatusOr<VerifyReport> DenseStore::Verify() const {
   LOADERX_ASSIGN_OR_RETURN(VerifyReport report, engine_->Verify());
-  report.metadata_verified =
-      report.metadata_verified && typed_header_verified_;
+  report.metadata_verified = report.metadata_verified && typed_header_verified_;
   return report;
 }
 

@@ -45,9 +45,8 @@ absl::StatusOr<std::unique_ptr<IntegrityFile>> IntegrityFile::Open(
   int current = 1;
   for (int slot = 0; slot < 2; ++slot) {
     LOADERX_ASSIGN_OR_RETURN(
-        std::string bytes,
-        ReadUpTo(**file, integrity_format::kSlotOffset[slot],
-                 integrity_format::kSlotBytes));
+        std::string bytes, ReadUpTo(**file, integrity_format::kSlotOffset[slot],
+                                    integrity_format::kSlotBytes));
     std::optional<StateSlot> decoded = integrity_format::DecodeSlot(bytes);
     if (decoded && (!state || decoded->sequence > state->sequence)) {
       state = std::move(decoded);

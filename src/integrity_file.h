@@ -64,7 +64,8 @@ class IntegrityFile {
       uint64_t index) const;
   // Writes entries of consecutive records in one write (not synced).
   absl::Status WriteEntries(
-      uint64_t first, absl::Span<const integrity_format::ChecksumEntry> entries);
+      uint64_t first,
+      absl::Span<const integrity_format::ChecksumEntry> entries);
   // Drops the entries of records `count` and up.
   absl::Status TruncateEntries(uint64_t count);
 

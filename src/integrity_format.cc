@@ -1,5 +1,6 @@
 #include "src/integrity_format.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -25,7 +26,8 @@ void StartRecord(char* out, const char (&magic)[4]) {
 
 void FinishRecord(std::string& out) {
   const size_t body = out.size() - 8;
-  StoreLittle<uint64_t>(&out[body], Checksum(absl::string_view(out).substr(0, body)));
+  StoreLittle<uint64_t>(&out[body],
+                        Checksum(absl::string_view(out).substr(0, body)));
 }
 
 bool IntactRecord(absl::string_view bytes, size_t size,
@@ -40,12 +42,19 @@ bool IntactRecord(absl::string_view bytes, size_t size,
 
 }  // namespace
 
+MetaBytes MetaBytesOf(const store_format::PhysicalHeader& header) {
+  MetaBytes bytes;
+  const auto encoded = store_format::EncodeHeader(header);
+  std::copy(encoded.begin(), encoded.end(), bytes.begin());
+  return bytes;
+}
+
 std::string EncodeSlot(const StateSlot& slot) {
   std::string out(kSlotBytes, '\0');
   StartRecord(out.data(), kSlotMagic);
-  out[5] = static_cast<char>(
-      (slot.typed_header_checksum ? kTypedHeaderFlag : 0) |
-      (slot.dictionary_checksum ? kDictionaryFlag : 0));
+  out[5] =
+      static_cast<char>((slot.typed_header_checksum ? kTypedHeaderFlag : 0) |
+                        (slot.dictionary_checksum ? kDictionaryFlag : 0));
   StoreLittle<uint64_t>(&out[8], slot.sequence);
   StoreLittle<uint32_t>(&out[16], slot.epoch);
   std::memcpy(&out[24], slot.meta.data(), slot.meta.size());

@@ -77,6 +77,9 @@ inline constexpr size_t kEntryBytes = 24;
 
 using MetaBytes = std::array<char, store_format::kHeaderBytes>;
 
+// `header` as meta.zr holds it.
+MetaBytes MetaBytesOf(const store_format::PhysicalHeader& header);
+
 struct StateSlot {
   uint64_t sequence = 0;
   uint32_t epoch = 0;

@@ -71,16 +71,15 @@ absl::StatusOr<std::optional<JournalRecord>> DecodeJournal(
   JournalRecord record;
   record.op = static_cast<JournalOp>(op);
   LOADERX_ASSIGN_OR_RETURN(
-      record.header,
-      store_format::DecodeHeader(bytes.substr(16, store_format::kHeaderBytes),
-                                 path));
+      record.header, store_format::DecodeHeader(
+                         bytes.substr(16, store_format::kHeaderBytes), path));
   record.entries.resize(count);
   const char* entry = &bytes[kFixedBytes];
   for (JournalEntry& e : record.entries) {
     e.index = LoadLittle<uint64_t>(entry);
     e.loc = store_format::DecodeRecordLoc(entry + 8);
-    e.checksum = integrity_format::DecodeEntry(
-        entry + 8 + store_format::kRecordLocBytes);
+    e.checksum = integrity_format::DecodeEntry(entry + 8 +
+                                               store_format::kRecordLocBytes);
     entry += kEntryBytes;
   }
   return record;

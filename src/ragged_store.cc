@@ -190,10 +190,10 @@ absl::Status RaggedStore::CheckShape(uint64_t index) const {
     bytes *= dim;
   }
   if (bytes != sizes[0]) {
-    return absl::DataLossError(absl::StrCat(
-        "record ", index, ": its shape (", absl::StrJoin(shapes[0], ", "),
-        ") of ", dtype_, " needs ", bytes, " bytes, its payload has ",
-        sizes[0]));
+    return absl::DataLossError(
+        absl::StrCat("record ", index, ": its shape (",
+                     absl::StrJoin(shapes[0], ", "), ") of ", dtype_, " needs ",
+                     bytes, " bytes, its payload has ", sizes[0]));
   }
   return absl::OkStatus();
 }
@@ -202,12 +202,11 @@ absl::StatusOr<VerifyReport> RaggedStore::Verify() const {
   // Payload and shape together are one record, verified when both are; a
   // shape that does not describe its payload is damage no checksum shows
   // (1.7.7's records have none).
-  LOADERX_ASSIGN_OR_RETURN(
-      VerifyReport report,
-      engine_->Verify(/*group=*/2,
-                      [this](uint64_t index) { return CheckShape(index); }));
-  report.metadata_verified =
-      report.metadata_verified && typed_header_verified_;
+  LOADERX_ASSIGN_OR_RETURN(VerifyReport report,
+                           engine_->Verify(/*group=*/2, [this](uint64_t index) {
+                             return CheckShape(index);
+                           }));
+  report.metadata_verified = report.metadata_verified && typed_header_verified_;
   return report;
 }
 

@@ -1,7 +1,7 @@
-// `RecordEngine`: creation, appends, the commit seal around header writes,
-// syncs and the durable state. Opening is in record_engine_open.cc, reads
-// in record_engine_read.cc, maintenance in record_engine_delete.cc and
-// record_engine_compact.cc.
+// `RecordEngine`: creation, appends and stats. Opening is in
+// record_engine_open.cc, reads in record_engine_read.cc, the seal, syncs and
+// durable state in record_engine_state.cc, maintenance in
+// record_engine_delete.cc and record_engine_compact.cc.
 
 #include "src/record_engine.h"
 
@@ -23,6 +23,7 @@ namespace loaderx {
 namespace {
 
 using integrity_format::ChecksumEntry;
+using integrity_format::MetaBytesOf;
 using store_format::kChunkCapacity;
 using store_format::kMaxRecordBytes;
 using store_format::kRecordLocBytes;
@@ -42,13 +43,6 @@ absl::Status CheckRecordSize(uint64_t size, uint64_t index) {
                      " bytes; a record is at most 2^31"));
   }
   return absl::OkStatus();
-}
-
-integrity_format::MetaBytes MetaBytesOf(const PhysicalHeader& header) {
-  integrity_format::MetaBytes bytes;
-  const auto encoded = store_format::EncodeHeader(header);
-  std::copy(encoded.begin(), encoded.end(), bytes.begin());
-  return bytes;
 }
 
 }  // namespace
@@ -155,9 +149,9 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Create(
     if (!existed) (void)vfs.RemoveDirectory(dir);
   }
   LOADERX_RETURN_IF_ERROR(created);
-  std::unique_ptr<RecordEngine> engine(new RecordEngine(
-      std::move(files), *std::move(codec), std::move(integrity), options,
-      header));
+  std::unique_ptr<RecordEngine> engine(
+      new RecordEngine(std::move(files), *std::move(codec),
+                       std::move(integrity), options, header));
   engine->epoch_ = 1;
   engine->trusted_ = true;
   engine->meta_stamp_ = stamp;
@@ -167,9 +161,8 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Create(
 
 absl::Status RecordEngine::RequireWritable(absl::string_view operation) const {
   if (!read_only_) return absl::OkStatus();
-  return absl::FailedPreconditionError(
-      absl::StrCat(operation, ": the store at ", files_->directory(),
-                   " is open read-only"));
+  return absl::FailedPreconditionError(absl::StrCat(
+      operation, ": the store at ", files_->directory(), " is open read-only"));
 }
 
 absl::StatusOr<uint64_t> RecordEngine::AppendFixed(absl::string_view data,
@@ -334,77 +327,6 @@ absl::Status RecordEngine::WriteChecksums(
     uint64_t first, absl::Span<const ChecksumEntry> entries) {
   if (integrity_ == nullptr) return absl::OkStatus();
   return integrity_->WriteEntries(first, entries);
-}
-
-absl::Status RecordEngine::WriteHeader(const PhysicalHeader& header) {
-  const integrity_format::MetaBytes bytes = MetaBytesOf(header);
-  // The seal says a write of these bytes is under way, so that a store
-  // left with them after a crash is not mistaken for one another program
-  // wrote (see `integrity_format.h`).
-  if (integrity_ != nullptr) {
-    LOADERX_RETURN_IF_ERROR(integrity_->WriteSeal(
-        {true, bytes, last_written_, meta_stamp_}));
-  }
-  LOADERX_RETURN_IF_ERROR(files_->meta().WriteAt(
-      0, absl::string_view(bytes.data(), bytes.size())));
-  state_behind_ = true;
-  if (integrity_ == nullptr) return absl::OkStatus();
-  if (absl::StatusOr<uint64_t> now = files_->meta().ModificationStamp();
-      now.ok()) {
-    meta_stamp_ = *now;
-  }
-  last_written_ = bytes;
-  return integrity_->WriteSeal({false, bytes, bytes, meta_stamp_});
-}
-
-absl::Status RecordEngine::Sync() {
-  std::lock_guard lock(writer_mu_);
-  return SyncLocked();
-}
-
-absl::Status RecordEngine::SyncLocked() {
-  if (read_only_) return absl::OkStatus();
-  LOADERX_RETURN_IF_ERROR(files_->SyncWritten([&] {
-    return integrity_ != nullptr ? integrity_->Sync() : absl::OkStatus();
-  }));
-  if (!state_behind_) return absl::OkStatus();
-  LOADERX_RETURN_IF_ERROR(WriteDurableState());
-  state_behind_ = false;
-  return absl::OkStatus();
-}
-
-absl::Status RecordEngine::WriteDurableState() {
-  if (integrity_ == nullptr || !integrity_->state()) return absl::OkStatus();
-  integrity_format::StateSlot state = *integrity_->state();
-  state.meta = MetaBytesOf(header_);
-  state.meta_stamp = meta_stamp_;
-  state.epoch = epoch_;
-  return integrity_->WriteState(std::move(state));
-}
-
-absl::Status RecordEngine::RecordTypedHeader(absl::string_view bytes) {
-  std::lock_guard lock(writer_mu_);
-  LOADERX_RETURN_IF_ERROR(RequireWritable("record store.zr's checksum"));
-  if (integrity_ == nullptr || !integrity_->state()) return absl::OkStatus();
-  integrity_format::StateSlot state = *integrity_->state();
-  state.typed_header_checksum = Checksum(bytes);
-  return integrity_->WriteState(std::move(state));
-}
-
-absl::StatusOr<bool> RecordEngine::CheckTypedHeader(absl::string_view bytes) {
-  if (integrity_ == nullptr || !integrity_->state()) return false;
-  const std::optional<uint64_t>& expected =
-      integrity_->state()->typed_header_checksum;
-  if (!expected.has_value()) {
-    if (!read_only_) LOADERX_RETURN_IF_ERROR(RecordTypedHeader(bytes));
-    return false;
-  }
-  if (Checksum(bytes) != *expected) {
-    return absl::DataLossError(absl::StrCat(
-        files_->PathOf("store.zr"),
-        " does not match the checksum written with it (damaged store)"));
-  }
-  return true;
 }
 
 absl::StatusOr<StoreStats> RecordEngine::Stats() const {

@@ -226,8 +226,8 @@ class RecordEngine {
   // blocks. Stops at the first error `visit` returns.
   absl::Status ForEachLoc(
       uint64_t count,
-      const std::function<absl::Status(uint64_t, const store_format::RecordLoc&)>&
-          visit) const;
+      const std::function<
+          absl::Status(uint64_t, const store_format::RecordLoc&)>& visit) const;
 
   absl::StatusOr<std::vector<Frame>> Encode(
       absl::Span<const absl::string_view> records);
@@ -313,8 +313,8 @@ class RecordEngine {
   uint64_t meta_stamp_ = 0;              // Guarded by `writer_mu_`.
   // The header meta.zr holds (as this engine last wrote or found it).
   integrity_format::MetaBytes last_written_{};  // Guarded by `writer_mu_`.
-  bool state_behind_ = false;            // Guarded by `writer_mu_`.
-  std::atomic<uint64_t> length_{0};      // Published after each commit.
+  bool state_behind_ = false;                   // Guarded by `writer_mu_`.
+  std::atomic<uint64_t> length_{0};             // Published after each commit.
 };
 
 }  // namespace loaderx

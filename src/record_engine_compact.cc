@@ -34,15 +34,15 @@ absl::StatusOr<uint64_t> RecordEngine::CopyRecord(const RecordLoc& from,
   LOADERX_ASSIGN_OR_RETURN(VfsFile * target, files_->Chunk(to.chunk_id));
   ChecksumStream checksum;
   for (uint64_t done = 0; done < from.phys_length;) {
-    const uint64_t n = std::min<uint64_t>(kCopyBufferBytes,
-                                          from.phys_length - done);
+    const uint64_t n =
+        std::min<uint64_t>(kCopyBufferBytes, from.phys_length - done);
     buffer.resize(n);
     absl::Status read =
         source->ReadAt(from.offset + done, absl::MakeSpan(buffer));
     if (absl::IsOutOfRange(read)) {
       return absl::DataLossError(absl::StrCat(
-          source->path(), " ends inside a record (damaged store): ",
-          read.message()));
+          source->path(),
+          " ends inside a record (damaged store): ", read.message()));
     }
     LOADERX_RETURN_IF_ERROR(read);
     checksum.Update(buffer);
@@ -86,8 +86,7 @@ absl::Status RecordEngine::Compact() {
     if (EndOf(a.loc) > StartOf(b.loc)) {
       return absl::DataLossError(absl::StrCat(
           files_->directory(), ": records ", a.index, " and ", b.index,
-          " share bytes of chunk ", b.loc.chunk_id, " at offset ",
-          b.loc.offset,
+          " share bytes of chunk ", b.loc.chunk_id, " at offset ", b.loc.offset,
           " (damaged record table); compaction would destroy one of them"));
     }
   }

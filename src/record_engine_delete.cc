@@ -121,8 +121,8 @@ absl::Status RecordEngine::Install(const JournalRecord& record, bool replay) {
     LOADERX_RETURN_IF_ERROR(files_->RemoveSegmentsFrom(segments));
     if (segments > 0) {
       LOADERX_ASSIGN_OR_RETURN(VfsFile * last, files_->Segment(segments - 1));
-      LOADERX_RETURN_IF_ERROR(last->Truncate(
-          OffsetInSegment(length - 1) + store_format::kRecordLocBytes));
+      LOADERX_RETURN_IF_ERROR(last->Truncate(OffsetInSegment(length - 1) +
+                                             store_format::kRecordLocBytes));
       files_->MarkSegmentWritten(segments - 1);
     }
     if (integrity_ != nullptr) {

@@ -264,20 +264,15 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Open(
   LOADERX_RETURN_IF_ERROR(OpenStoreFiles(*files, header));
 
   std::unique_ptr<RecordEngine> engine(
-      new RecordEngine(std::move(files), std::move(codec),
-                       std::move(integrity), options, header));
+      new RecordEngine(std::move(files), std::move(codec), std::move(integrity),
+                       options, header));
   engine->meta_stamp_ = stamp.value_or(0);
-  {
-    const auto current = store_format::EncodeHeader(header);
-    std::copy(current.begin(), current.end(), engine->last_written_.begin());
-  }
+  engine->last_written_ = integrity_format::MetaBytesOf(header);
   if (state.has_value()) {
     engine->epoch_ = state->epoch;
     engine->trusted_ = !foreign;
-    const auto current = store_format::EncodeHeader(header);
-    engine->state_behind_ =
-        !std::equal(current.begin(), current.end(), state->meta.begin()) ||
-        state->meta_stamp != engine->meta_stamp_;
+    engine->state_behind_ = state->meta != engine->last_written_ ||
+                            state->meta_stamp != engine->meta_stamp_;
   }
   if (journal.has_value() && read_only) {
     for (const JournalEntry& entry : journal->entries) {
@@ -334,16 +329,16 @@ absl::Status RecordEngine::Adopt(bool clear_journal) {
     LOADERX_RETURN_IF_ERROR(SyncLocked());
     StateSlot state;
     state.epoch = 1;
-    const auto meta = store_format::EncodeHeader(header_);
-    std::copy(meta.begin(), meta.end(), state.meta.begin());
+    state.meta = integrity_format::MetaBytesOf(header_);
     state.meta_stamp = meta_stamp_;
     const std::string dictionary_path =
         files_->PathOf(store_format::kDictionaryFile);
     LOADERX_ASSIGN_OR_RETURN(const bool has_dictionary,
                              files_->vfs().Exists(dictionary_path));
     if (has_dictionary) {
-      LOADERX_ASSIGN_OR_RETURN(std::string dictionary,
-                               ReadFileToString(files_->vfs(), dictionary_path));
+      LOADERX_ASSIGN_OR_RETURN(
+          std::string dictionary,
+          ReadFileToString(files_->vfs(), dictionary_path));
       state.dictionary_checksum = Checksum(dictionary);
     }
     LOADERX_ASSIGN_OR_RETURN(

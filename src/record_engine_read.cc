@@ -42,15 +42,15 @@ absl::StatusOr<RecordLoc> RecordEngine::ReadLoc(uint64_t index) const {
   absl::Status read =
       segment->ReadAt(OffsetInSegment(index), absl::MakeSpan(bytes));
   if (absl::IsOutOfRange(read)) {
-    return absl::DataLossError(absl::StrCat(
-        segment->path(), " has no entry for record ", index, " (damaged store)"));
+    return absl::DataLossError(absl::StrCat(segment->path(),
+                                            " has no entry for record ", index,
+                                            " (damaged store)"));
   }
   LOADERX_RETURN_IF_ERROR(read);
   return store_format::DecodeRecordLoc(bytes);
 }
 
-absl::StatusOr<ChecksumEntry> RecordEngine::ReadChecksum(
-    uint64_t index) const {
+absl::StatusOr<ChecksumEntry> RecordEngine::ReadChecksum(uint64_t index) const {
   if (!overlay_.empty()) {
     if (auto it = overlay_.find(index); it != overlay_.end()) {
       return it->second.checksum;
@@ -79,8 +79,8 @@ absl::Status RecordEngine::ForEachLoc(
     const {
   for (uint64_t index = 0; index < count;) {
     const uint64_t in_segment = OffsetInSegment(index) / kRecordLocBytes;
-    const uint64_t n = std::min(
-        count - index, store_format::kEntriesPerSegment - in_segment);
+    const uint64_t n =
+        std::min(count - index, store_format::kEntriesPerSegment - in_segment);
     LOADERX_ASSIGN_OR_RETURN(VfsFile * segment,
                              files_->Segment(SegmentOf(index)));
     const uint64_t base = index - in_segment;
@@ -283,7 +283,8 @@ absl::StatusOr<VerifyReport> RecordEngine::Verify(
                ++i) {
             bool verified = false;
             LOADERX_ASSIGN_OR_RETURN(
-                problem, VerifyOne(i, context.get(), stored, decoded, verified));
+                problem,
+                VerifyOne(i, context.get(), stored, decoded, verified));
             all_verified = all_verified && verified;
           }
           if (problem.empty() && check_group) {

@@ -82,9 +82,9 @@ absl::Status CheckRecordLoc(uint64_t index, const RecordLoc& loc,
                                 bounds.tail_offset, ")"));
   }
   const Codec& codec = *bounds.codec;
-  if (codec.stores_verbatim() ? loc.logic_length != loc.phys_length
-                              : loc.logic_length >
-                                    codec.MaxDecodedSize(loc.phys_length)) {
+  if (codec.stores_verbatim()
+          ? loc.logic_length != loc.phys_length
+          : loc.logic_length > codec.MaxDecodedSize(loc.phys_length)) {
     return damaged(absl::StrCat("decodes to more than the ", codec.name(),
                                 " codec can make of its stored bytes"));
   }
@@ -98,18 +98,18 @@ absl::Status ScanSegment(
   const uint64_t offset = first * kRecordLocBytes;
   const uint64_t bytes = count * kRecordLocBytes;
   auto too_short = [&](const absl::Status& status) {
-    return absl::DataLossError(
-        absl::StrCat(segment.path(), " is too short for the ", first + count,
-                     " records the header counts (damaged store): ",
-                     status.message()));
+    return absl::DataLossError(absl::StrCat(
+        segment.path(), " is too short for the ", first + count,
+        " records the header counts (damaged store): ", status.message()));
   };
   absl::StatusOr<std::unique_ptr<MappedRegion>> mapped =
       segment.MapReadOnly(offset, bytes);
   if (mapped.ok()) {
     const char* data = (*mapped)->data().data();
     for (uint64_t i = 0; i < count; ++i) {
-      LOADERX_RETURN_IF_ERROR(visit(
-          first + i, store_format::DecodeRecordLoc(data + i * kRecordLocBytes)));
+      LOADERX_RETURN_IF_ERROR(
+          visit(first + i,
+                store_format::DecodeRecordLoc(data + i * kRecordLocBytes)));
     }
     return absl::OkStatus();
   }
@@ -120,8 +120,8 @@ absl::Status ScanSegment(
   for (uint64_t done = 0; done < count;) {
     const uint64_t n = std::min(kBlockEntries, count - done);
     block.resize(n * kRecordLocBytes);
-    absl::Status read = segment.ReadAt(offset + done * kRecordLocBytes,
-                                       absl::MakeSpan(block));
+    absl::Status read =
+        segment.ReadAt(offset + done * kRecordLocBytes, absl::MakeSpan(block));
     if (absl::IsOutOfRange(read)) return too_short(read);
     LOADERX_RETURN_IF_ERROR(read);
     for (uint64_t i = 0; i < n; ++i) {

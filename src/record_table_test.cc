@@ -102,8 +102,9 @@ TEST_P(ScanTest, VisitsEveryEntryWithoutASystemCallEach) {
                                  }),
                      absl::StatusCode::kDataLoss);
   // A table shorter than the header says is DataLoss naming the file.
-  absl::Status short_table = ScanSegment(
-      *file, 0, n + 1, [](uint64_t, const RecordLoc&) { return absl::OkStatus(); });
+  absl::Status short_table =
+      ScanSegment(*file, 0, n + 1,
+                  [](uint64_t, const RecordLoc&) { return absl::OkStatus(); });
   EXPECT_EQ(short_table.code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(short_table.message(), HasSubstr("/0.loc is too short"));
 }

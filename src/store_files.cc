@@ -73,8 +73,8 @@ absl::Status StoreFiles::Add(std::vector<std::unique_ptr<VfsFile>>& files,
     LOADERX_RETURN_IF_ERROR(file->Truncate(0));
     created_files_ = true;
   } else {
-    auto opened = vfs_.Open(PathOf(name), read_only_ ? OpenMode::kReadOnly
-                                                     : OpenMode::kReadWrite);
+    auto opened = vfs_.Open(
+        PathOf(name), read_only_ ? OpenMode::kReadOnly : OpenMode::kReadWrite);
     if (absl::IsNotFound(opened.status())) {
       return absl::DataLossError(
           absl::StrCat(PathOf(name), " is missing (damaged store)"));

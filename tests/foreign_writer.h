@@ -73,8 +73,8 @@ class ForeignWriter {
   absl::Status Write(absl::string_view name, uint64_t offset,
                      absl::string_view bytes) {
     LOADERX_ASSIGN_OR_RETURN(
-        auto file, vfs_.Open(absl::StrCat(directory_, "/", name),
-                             OpenMode::kReadWrite));
+        auto file,
+        vfs_.Open(absl::StrCat(directory_, "/", name), OpenMode::kReadWrite));
     return file->WriteAt(offset, bytes);
   }
 

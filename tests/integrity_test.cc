@@ -232,7 +232,8 @@ TEST(TypedIntegrityTest, AFlippedTypeInStoreZrIsDataLoss) {
     ASSERT_OK_AND_ASSIGN(auto store,
                          DenseStore::Create(*vfs, "/s", {"<f4", {2}}, options));
   }
-  ASSERT_OK_AND_ASSIGN(std::string bytes, ReadFileToString(*vfs, "/s/store.zr"));
+  ASSERT_OK_AND_ASSIGN(std::string bytes,
+                       ReadFileToString(*vfs, "/s/store.zr"));
   const size_t at = bytes.find("<f4");
   ASSERT_NE(at, std::string::npos);
   bytes[at] = '>';  // Still a valid identity: every record would flip.

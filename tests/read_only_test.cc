@@ -59,8 +59,8 @@ class ReadOnlyTest : public testing::TestWithParam<std::string> {
     ASSERT_OK(vfs_->CreateDirectory(root_));
     StoreOptions options;
     options.codec = "zstd";
-    ASSERT_OK_AND_ASSIGN(auto dense, DenseStore::Create(*vfs_, Dense(),
-                                                        {"|u1", {16}}, options));
+    ASSERT_OK_AND_ASSIGN(
+        auto dense, DenseStore::Create(*vfs_, Dense(), {"|u1", {16}}, options));
     ASSERT_OK(dense->Append(RecordsFor(0, 10, 16)));
     ASSERT_OK(dense->Delete({3}));  // journal.lx exists too.
     ASSERT_OK(dense->Sync());
@@ -85,7 +85,8 @@ INSTANTIATE_TEST_SUITE_P(Filesystems, ReadOnlyTest,
 TEST_P(ReadOnlyTest, ReadsEverythingWithoutAnyWriteModeCall) {
   ForbidWrites(*vfs_);
   const int64_t writable_opens = vfs_->CallCount(VfsOp::kOpenWritable);
-  ASSERT_OK_AND_ASSIGN(auto dense, DenseStore::Open(*vfs_, Dense(), ReadOnly()));
+  ASSERT_OK_AND_ASSIGN(auto dense,
+                       DenseStore::Open(*vfs_, Dense(), ReadOnly()));
   EXPECT_TRUE(dense->read_only());
   EXPECT_EQ(dense->size(), 9u);
   std::string out(16, '\0');
@@ -107,7 +108,8 @@ TEST_P(ReadOnlyTest, ReadsEverythingWithoutAnyWriteModeCall) {
 }
 
 TEST_P(ReadOnlyTest, EveryMutatingCallIsFailedPrecondition) {
-  ASSERT_OK_AND_ASSIGN(auto dense, DenseStore::Open(*vfs_, Dense(), ReadOnly()));
+  ASSERT_OK_AND_ASSIGN(auto dense,
+                       DenseStore::Open(*vfs_, Dense(), ReadOnly()));
   const absl::Status append = dense->Append(RecordsFor(20, 1, 16)).status();
   EXPECT_EQ(append.code(), absl::StatusCode::kFailedPrecondition) << append;
   EXPECT_THAT(append.message(), HasSubstr("read-only"));
@@ -118,13 +120,15 @@ TEST_P(ReadOnlyTest, EveryMutatingCallIsFailedPrecondition) {
   const std::string bytes = RecordFor(2, 4);
   EXPECT_STATUS_CODE(ragged->Append({RaggedRecord{bytes, {4}}}),
                      absl::StatusCode::kFailedPrecondition);
-  EXPECT_STATUS_CODE(ragged->Delete({0}), absl::StatusCode::kFailedPrecondition);
+  EXPECT_STATUS_CODE(ragged->Delete({0}),
+                     absl::StatusCode::kFailedPrecondition);
   EXPECT_STATUS_CODE(ragged->Compact(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(dense->size(), 9u);
 }
 
 TEST_P(ReadOnlyTest, ReadersShareTheStoreAndExcludeAWriter) {
-  ASSERT_OK_AND_ASSIGN(auto first, DenseStore::Open(*vfs_, Dense(), ReadOnly()));
+  ASSERT_OK_AND_ASSIGN(auto first,
+                       DenseStore::Open(*vfs_, Dense(), ReadOnly()));
   ASSERT_OK_AND_ASSIGN(auto second,
                        DenseStore::Open(*vfs_, Dense(), ReadOnly()));
   absl::Status writer = DenseStore::Open(*vfs_, Dense()).status();

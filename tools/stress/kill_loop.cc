@@ -160,12 +160,12 @@ absl::Status RunChild(const Flags& flags) {
 // --- The parent: kill, reopen, check. -----------------------------------
 
 struct Expectations {
-  std::set<uint64_t> live;           // Present before the child started.
-  std::set<uint64_t> appended;       // Appends that returned.
-  std::set<uint64_t> maybe;          // The append in flight.
-  std::set<uint64_t> deleting;       // Named by a delete that started.
-  std::set<uint64_t> deleted;        // Named by a delete that returned.
-  std::set<uint64_t> in_flight;      // The delete in flight.
+  std::set<uint64_t> live;       // Present before the child started.
+  std::set<uint64_t> appended;   // Appends that returned.
+  std::set<uint64_t> maybe;      // The append in flight.
+  std::set<uint64_t> deleting;   // Named by a delete that started.
+  std::set<uint64_t> deleted;    // Named by a delete that returned.
+  std::set<uint64_t> in_flight;  // The delete in flight.
 };
 
 absl::StatusOr<Expectations> ReadLog(const Flags& flags,
@@ -232,9 +232,9 @@ absl::Status Check(const std::vector<uint64_t>& ids, const Expectations& e) {
   size_t kept = 0;
   for (uint64_t id : e.in_flight) kept += present.count(id);
   if (kept != 0 && kept != e.in_flight.size()) {
-    return absl::DataLossError(
-        absl::StrCat("the interrupted delete removed ", e.in_flight.size() - kept,
-                     " of its ", e.in_flight.size(), " records: not atomic"));
+    return absl::DataLossError(absl::StrCat(
+        "the interrupted delete removed ", e.in_flight.size() - kept,
+        " of its ", e.in_flight.size(), " records: not atomic"));
   }
   return absl::OkStatus();
 }
@@ -285,8 +285,8 @@ absl::Status RunParent(const Flags& flags, const char* self) {
     }
     StoreOptions writable;
     writable.codec = flags.codec;
-    LOADERX_ASSIGN_OR_RETURN(auto writer,
-                             RaggedStore::Open(*vfs, StorePath(flags), writable));
+    LOADERX_ASSIGN_OR_RETURN(
+        auto writer, RaggedStore::Open(*vfs, StorePath(flags), writable));
     LOADERX_ASSIGN_OR_RETURN(std::vector<uint64_t> ids, ReadIds(*writer));
     if (ids != seen) {
       return absl::DataLossError(absl::StrCat(
@@ -294,15 +294,15 @@ absl::Status RunParent(const Flags& flags, const char* self) {
     }
     absl::Status checked_ok = Check(ids, expect);
     if (!checked_ok.ok()) {
-      return absl::Status(checked_ok.code(), absl::StrCat("kill ", kill, ": ",
-                                                          checked_ok.message()));
+      return absl::Status(
+          checked_ok.code(),
+          absl::StrCat("kill ", kill, ": ", checked_ok.message()));
     }
     LOADERX_ASSIGN_OR_RETURN(VerifyReport report, writer->Verify());
     if (!report.damaged.empty()) {
-      return absl::DataLossError(absl::StrCat("kill ", kill, ": Verify found ",
-                                              report.damaged.size(),
-                                              " damaged records: ",
-                                              report.problems[0]));
+      return absl::DataLossError(
+          absl::StrCat("kill ", kill, ": Verify found ", report.damaged.size(),
+                       " damaged records: ", report.problems[0]));
     }
     checked += ids.size();
     live = std::set<uint64_t>(ids.begin(), ids.end());

@@ -32,12 +32,13 @@ TEST(KillLoopTest, NothingIsLostAcrossSigkills) {
   ASSERT_NE(tool, nullptr);
   for (const char* codec : {"raw", "zstd"}) {
     const std::string dir = TestTempDir() + "/kill_loop_" + codec;
-    ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str()), 0);
+    ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str()),
+              0);
     int status = 0;
-    const std::string output =
-        RunCommand(std::string(tool) + " --kills=25 --max_delay_ms=30 --codec=" +
-                codec + " --dir=" + dir + " 2>&1",
-            status);
+    const std::string output = RunCommand(
+        std::string(tool) + " --kills=25 --max_delay_ms=30 --codec=" + codec +
+            " --dir=" + dir + " 2>&1",
+        status);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << output;
     EXPECT_THAT(output, testing::HasSubstr("kill loop: 25 kills")) << output;
   }

@@ -1,0 +1,95 @@
+// `RecordEngine`'s durable state: the commit seal around every meta.zr
+// write, the ordered sync, the durable state in checksums.lx, and store.zr's
+// checksum kept there (see `integrity_format.h` for the bytes).
+
+#include <algorithm>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "loaderx/spi/status_macros.h"
+#include "src/checksum.h"
+#include "src/record_engine.h"
+
+namespace loaderx {
+namespace {
+
+using integrity_format::MetaBytesOf;
+using store_format::PhysicalHeader;
+
+}  // namespace
+
+absl::Status RecordEngine::WriteHeader(const PhysicalHeader& header) {
+  const integrity_format::MetaBytes bytes = MetaBytesOf(header);
+  // The seal says a write of these bytes is under way, so that a store
+  // left with them after a crash is not mistaken for one another program
+  // wrote (see `integrity_format.h`).
+  if (integrity_ != nullptr) {
+    LOADERX_RETURN_IF_ERROR(
+        integrity_->WriteSeal({true, bytes, last_written_, meta_stamp_}));
+  }
+  LOADERX_RETURN_IF_ERROR(
+      files_->meta().WriteAt(0, absl::string_view(bytes.data(), bytes.size())));
+  state_behind_ = true;
+  if (integrity_ == nullptr) return absl::OkStatus();
+  if (absl::StatusOr<uint64_t> now = files_->meta().ModificationStamp();
+      now.ok()) {
+    meta_stamp_ = *now;
+  }
+  last_written_ = bytes;
+  return integrity_->WriteSeal({false, bytes, bytes, meta_stamp_});
+}
+
+absl::Status RecordEngine::Sync() {
+  std::lock_guard lock(writer_mu_);
+  return SyncLocked();
+}
+
+absl::Status RecordEngine::SyncLocked() {
+  if (read_only_) return absl::OkStatus();
+  LOADERX_RETURN_IF_ERROR(files_->SyncWritten([&] {
+    return integrity_ != nullptr ? integrity_->Sync() : absl::OkStatus();
+  }));
+  if (!state_behind_) return absl::OkStatus();
+  LOADERX_RETURN_IF_ERROR(WriteDurableState());
+  state_behind_ = false;
+  return absl::OkStatus();
+}
+
+absl::Status RecordEngine::WriteDurableState() {
+  if (integrity_ == nullptr || !integrity_->state()) return absl::OkStatus();
+  integrity_format::StateSlot state = *integrity_->state();
+  state.meta = MetaBytesOf(header_);
+  state.meta_stamp = meta_stamp_;
+  state.epoch = epoch_;
+  return integrity_->WriteState(std::move(state));
+}
+
+absl::Status RecordEngine::RecordTypedHeader(absl::string_view bytes) {
+  std::lock_guard lock(writer_mu_);
+  LOADERX_RETURN_IF_ERROR(RequireWritable("record store.zr's checksum"));
+  if (integrity_ == nullptr || !integrity_->state()) return absl::OkStatus();
+  integrity_format::StateSlot state = *integrity_->state();
+  state.typed_header_checksum = Checksum(bytes);
+  return integrity_->WriteState(std::move(state));
+}
+
+absl::StatusOr<bool> RecordEngine::CheckTypedHeader(absl::string_view bytes) {
+  if (integrity_ == nullptr || !integrity_->state()) return false;
+  const std::optional<uint64_t>& expected =
+      integrity_->state()->typed_header_checksum;
+  if (!expected.has_value()) {
+    if (!read_only_) LOADERX_RETURN_IF_ERROR(RecordTypedHeader(bytes));
+    return false;
+  }
+  if (Checksum(bytes) != *expected) {
+    return absl::DataLossError(absl::StrCat(
+        files_->PathOf("store.zr"),
+        " does not match the checksum written with it (damaged store)"));
+  }
+  return true;
+}
+
+}  // namespace loaderx
