@@ -3,7 +3,9 @@
 // all), and the compression level reaches the codec on create and on open.
 
 #include <memory>
+#include <new>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
@@ -41,6 +43,49 @@ const CodecRegistration kVerbatim(
       return absl::StatusOr<std::unique_ptr<Codec>>(
           std::make_unique<VerbatimOnlyCodec>());
     });
+
+// Compresses by copying, and decompresses by running out of memory, the
+// way a decoder does under a memory limit: from inside a pool thread.
+class OutOfMemoryCodec final : public Codec {
+ public:
+  absl::string_view name() const override { return "test_out_of_memory"; }
+  uint8_t tag() const override { return 201; }
+  bool uses_dictionary() const override { return false; }
+  size_t CompressBound(size_t size) const override { return size; }
+  absl::StatusOr<std::unique_ptr<CompressionContext>> NewCompressionContext()
+      const override {
+    return CreateCodec("raw", {}).value()->NewCompressionContext();
+  }
+  absl::StatusOr<std::unique_ptr<DecompressionContext>>
+  NewDecompressionContext() const override {
+    throw std::bad_alloc();
+  }
+};
+
+const CodecRegistration kOutOfMemory(
+    "test_out_of_memory", 201, [](const CodecOptions&) {
+      return absl::StatusOr<std::unique_ptr<Codec>>(
+          std::make_unique<OutOfMemoryCodec>());
+    });
+
+TEST(RecordEngineCodecTest, BadAllocInAPoolThreadIsResourceExhausted) {
+  ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("memory"));
+  RecordEngineOptions options;
+  options.codec = "test_out_of_memory";
+  options.thread_pool = std::make_shared<ThreadPool>(3);
+  ASSERT_OK_AND_ASSIGN(auto engine,
+                       RecordEngine::Create(*vfs, "/store", options));
+  ASSERT_OK(engine->AppendFixed(RecordsFor(0, 64, 16), 64, 16).status());
+  std::vector<uint64_t> all(64);
+  for (uint64_t i = 0; i < 64; ++i) all[i] = i;
+  std::string out(64 * 16, '\0');
+  absl::Status gathered = engine->GatherFixed(all, 16, absl::MakeSpan(out));
+  EXPECT_EQ(gathered.code(), absl::StatusCode::kResourceExhausted) << gathered;
+  EXPECT_STATUS_CODE(engine->Verify(), absl::StatusCode::kResourceExhausted);
+  // The engine and its pool carry on.
+  ASSERT_OK(engine->AppendFixed(RecordsFor(64, 1, 16), 1, 16).status());
+  EXPECT_EQ(engine->length(), 65u);
+}
 
 TEST(RecordEngineCodecTest, AUsersVerbatimCodecTakesTheZeroCopyPaths) {
   ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("memory"));

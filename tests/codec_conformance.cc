@@ -82,6 +82,11 @@ TEST_P(CodecConformanceTest, RoundTripsIntoAnExactlySizedDestination) {
   for (const std::string& record : Records(size_)) {
     const std::string frame = Compress(*codec_, *compressor, record);
     EXPECT_LE(frame.size(), codec_->CompressBound(size_));
+    // The engine refuses entries claiming more than this: the bound must
+    // never refuse a record the codec itself wrote.
+    if (size_ > 0) {
+      EXPECT_GE(codec_->MaxDecodedSize(frame.size()), size_);
+    }
     // Guard bytes after the destination catch a write past its end.
     constexpr size_t kGuard = 64;
     std::string destination(size_ + kGuard, '\x5a');
@@ -89,18 +94,6 @@ TEST_P(CodecConformanceTest, RoundTripsIntoAnExactlySizedDestination) {
         frame, absl::MakeSpan(destination.data(), size_)));
     EXPECT_TRUE(destination.compare(0, size_, record) == 0);
     EXPECT_EQ(destination.substr(size_), std::string(kGuard, '\x5a'));
-  }
-}
-
-TEST_P(CodecConformanceTest, MaxDecodedSizeBoundsEveryRealFrame) {
-  // The engine refuses entries claiming more: the bound must never refuse
-  // a record the codec itself wrote.
-  ASSERT_OK_AND_ASSIGN(auto compressor, codec_->NewCompressionContext());
-  for (const std::string& record : Records(size_)) {
-    if (record.empty()) continue;
-    const std::string frame = Compress(*codec_, *compressor, record);
-    EXPECT_GE(codec_->MaxDecodedSize(frame.size()), record.size())
-        << frame.size() << "-byte frame";
   }
 }
 
