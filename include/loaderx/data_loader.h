@@ -4,10 +4,14 @@
 // indices drawn by one `Sampler`, gathered ahead of the consumer on the
 // shared `ThreadPool` into a ring of reusable batches.
 //
-//   auto loader = DataLoader::Create({{"image", images}, {"label", labels}},
-//                                    options);
+//   LOADERX_ASSIGN_OR_RETURN(auto images, DenseStoreStream(*image_store));
+//   LOADERX_ASSIGN_OR_RETURN(auto labels, DenseStoreStream(*label_store));
+//   LOADERX_ASSIGN_OR_RETURN(
+//       std::unique_ptr<DataLoader> loader,
+//       DataLoader::Create({{"image", std::move(images)},
+//                           {"label", std::move(labels)}}));
 //   for (;;) {
-//     absl::StatusOr<std::shared_ptr<Batch>> batch = (*loader)->Next();
+//     LOADERX_ASSIGN_OR_RETURN(std::shared_ptr<Batch> batch, loader->Next());
 //     ...  // batch->stream(0).data(): a (B, *item_shape) array
 //   }
 //

@@ -10,7 +10,8 @@
 // its consumer thread, concurrently for different batches, so it must be
 // safe to call from many threads at once; each call has its `StreamBatch` to
 // itself. `type` and `size` must not change while a loader uses the stream.
-// `Gather` must not call back into the loader that called it.
+// `Gather` must not call back into the loader that called it, and must not
+// throw (a binding's stream turns its language's exceptions into statuses).
 
 #ifndef LOADERX_LOADER_STREAM_H_
 #define LOADERX_LOADER_STREAM_H_
