@@ -57,7 +57,10 @@ public class DenseStoreTest {
     assertTrue(missing.getCause() instanceof FileNotFoundException);
     assertThrows(
         IllegalArgumentException.class,
-        () -> new DenseStoreHandle(fs, "/t", "<U8", new long[] {}, "raw", new byte[0]));
+        () -> new DenseStoreHandle(fs, "/t", "|O8", new long[] {}, "raw", new byte[0]));
+    assertThrows(IllegalArgumentException.class, () -> new DenseStoreHandle(
+        fs, "/t", "<i4", new long[] {1}, "lz4", new byte[0]));
+    assertThrows(IndexOutOfBoundsException.class, () -> store.gather(new long[] {-1}));
     store.close();
     assertThrows(IllegalStateException.class, store::size);
   }
