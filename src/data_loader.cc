@@ -47,7 +47,7 @@ absl::Status CheckStreams(const std::vector<NamedStream>& streams) {
         (type.kind == StreamKind::kRagged && !type.item_shape.empty())) {
       return absl::InvalidArgumentError(absl::StrCat(
           "DataLoader: stream '", named.name, "' has a malformed type (",
-          type.dtype, ", item size ", type.item_size, ")"));
+          DTypeToString(type.dtype), ", item size ", type.item_size, ")"));
     }
   }
   const uint64_t size = streams.front().stream->size();

@@ -79,7 +79,7 @@ uint64_t Elements(const std::vector<uint64_t>& shape) {
              << " is not record " << i;
     }
     const std::vector<uint64_t> shape = RaggedShapeFor(i);
-    if (ragged->offset(r) % StreamBatch::kRecordAlignment != 0 ||
+    if (ragged->offset(r) % 4 != 0 ||
         std::vector<uint64_t>(ragged->shape(r).begin(),
                               ragged->shape(r).end()) != shape ||
         std::string(ragged->record(r).begin(), ragged->record(r).end()) !=
@@ -100,16 +100,17 @@ class DataLoaderTest : public testing::Test {
     StoreOptions raw;
     raw.codec = "raw";
     ASSERT_OK_AND_ASSIGN(
-        dense_, DenseStore::Create(*vfs_, "/data/dense",
-                                   TypeIdentity{"<u4", {kDenseItems}}, raw));
+        dense_, DenseStore::Create(
+                    *vfs_, "/data/dense",
+                    TypeIdentity{DType::Simple("<u4"), {kDenseItems}}, raw));
     std::string dense_data;
     for (uint64_t i = 0; i < kRecords; ++i) {
       dense_data += EncodedRecord(i, kDenseItems);
     }
     ASSERT_OK(dense_->Append(dense_data));
     // zstd, the default codec: the loader decodes as well as copies.
-    ASSERT_OK_AND_ASSIGN(ragged_,
-                         RaggedStore::Create(*vfs_, "/data/ragged", "<u4"));
+    ASSERT_OK_AND_ASSIGN(ragged_, RaggedStore::Create(*vfs_, "/data/ragged",
+                                                      DType::Simple("<u4")));
     std::vector<std::string> payloads;
     std::vector<RaggedRecord> records;
     for (uint64_t i = 0; i < kRecords; ++i) {
@@ -155,11 +156,12 @@ TEST_F(DataLoaderTest, StreamsAndTypesAreReportedInOrder) {
   ASSERT_NE(loader, nullptr);
   ASSERT_EQ(loader->streams().size(), 2u);
   EXPECT_EQ(loader->streams()[0].name, "dense");
-  EXPECT_EQ(loader->streams()[0].type,
-            (StreamType{StreamKind::kDense, "<u4", 4, {kDenseItems}}));
+  EXPECT_EQ(
+      loader->streams()[0].type,
+      (StreamType{StreamKind::kDense, DType::Simple("<u4"), 4, {kDenseItems}}));
   EXPECT_EQ(loader->streams()[1].name, "ragged");
   EXPECT_EQ(loader->streams()[1].type,
-            (StreamType{StreamKind::kRagged, "<u4", 4, {}}));
+            (StreamType{StreamKind::kRagged, DType::Simple("<u4"), 4, {}}));
   EXPECT_EQ(loader->size(), kRecords);
   EXPECT_EQ(loader->step(), 0u);
   EXPECT_EQ(loader->options().prefetch, 4);
@@ -336,7 +338,8 @@ TEST(DataLoaderFaultTest, AFailedReadOfAStoreFailsOneStepOnly) {
   raw.codec = "raw";
   ASSERT_OK_AND_ASSIGN(
       std::unique_ptr<DenseStore> store,
-      DenseStore::Create(vfs, "/data/x", TypeIdentity{"<u4", {}}, raw));
+      DenseStore::Create(vfs, "/data/x", TypeIdentity{DType::Simple("<u4"), {}},
+                         raw));
   std::string data;
   for (uint64_t i = 0; i < 256; ++i) data += EncodedRecord(i, 1);
   ASSERT_OK(store->Append(data));

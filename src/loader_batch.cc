@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "loaderx/spi/status_macros.h"
 
 namespace loaderx {
 namespace {
@@ -100,44 +101,59 @@ absl::StatusOr<absl::Span<char>> StreamBatch::PrepareDense(size_t records) {
   return absl::Span<char>(data_, data_bytes_);
 }
 
+absl::StatusOr<uint64_t> StreamBatch::RaggedRecordBytes(
+    size_t i, absl::Span<const uint64_t> shape) const {
+  uint64_t bytes = type().item_size;
+  for (uint64_t dim : shape) {
+    if (dim != 0 && bytes > kMaxBufferBytes / dim) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("stream '", name(), "': record ", i, " of shape (",
+                       absl::StrJoin(shape, ", "), ") is too large"));
+    }
+    bytes *= dim;
+  }
+  if (bytes == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("stream '", name(), "': record ", i, " of shape (",
+                     absl::StrJoin(shape, ", "), ") is empty"));
+  }
+  return bytes;
+}
+
+absl::Status StreamBatch::CheckRagged() const {
+  if (type().kind == StreamKind::kRagged) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat("stream '", name(), "' is dense, not ragged"));
+}
+
+void StreamBatch::AddRaggedRecord(absl::Span<const uint64_t> shape,
+                                  uint64_t offset, uint64_t bytes) {
+  offsets_.push_back(offset);
+  sizes_.push_back(bytes);
+  if (dims_begin_.empty()) dims_begin_.push_back(0);
+  dims_.insert(dims_.end(), shape.begin(), shape.end());
+  dims_begin_.push_back(dims_.size());
+}
+
 absl::StatusOr<absl::Span<const absl::Span<char>>> StreamBatch::PrepareRagged(
     absl::Span<const std::vector<uint64_t>> shapes) {
-  if (type().kind != StreamKind::kRagged) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("stream '", name(), "' is dense, not ragged"));
-  }
+  LOADERX_RETURN_IF_ERROR(CheckRagged());
   Clear();
   // Lay the records out first: sizes, aligned offsets, shapes.
   uint64_t end = 0;
-  dims_begin_.push_back(0);
   for (size_t i = 0; i < shapes.size(); ++i) {
-    uint64_t bytes = type().item_size;
-    for (uint64_t dim : shapes[i]) {
-      if (dim != 0 && bytes > kMaxBufferBytes / dim) {
-        Clear();
-        return absl::InvalidArgumentError(
-            absl::StrCat("stream '", name(), "': record ", i, " of shape (",
-                         absl::StrJoin(shapes[i], ", "), ") is too large"));
-      }
-      bytes *= dim;
-    }
-    if (bytes == 0) {
-      Clear();
-      return absl::InvalidArgumentError(
-          absl::StrCat("stream '", name(), "': record ", i, " of shape (",
-                       absl::StrJoin(shapes[i], ", "), ") is empty"));
-    }
+    absl::StatusOr<uint64_t> bytes = RaggedRecordBytes(i, shapes[i]);
     const uint64_t start = RoundUp(end, kRecordAlignment);
-    if (start > kMaxBufferBytes - bytes) {
-      Clear();
-      return absl::ResourceExhaustedError(absl::StrCat(
+    if (bytes.ok() && start > kMaxBufferBytes - *bytes) {
+      bytes = absl::ResourceExhaustedError(absl::StrCat(
           "stream '", name(), "': the batch is too large for one buffer"));
     }
-    offsets_.push_back(start);
-    sizes_.push_back(bytes);
-    dims_.insert(dims_.end(), shapes[i].begin(), shapes[i].end());
-    dims_begin_.push_back(dims_.size());
-    end = start + bytes;
+    if (!bytes.ok()) {
+      Clear();
+      return bytes.status();
+    }
+    AddRaggedRecord(shapes[i], start, *bytes);
+    end = start + *bytes;
   }
   if (absl::Status reserved = Reserve(end); !reserved.ok()) {
     Clear();
@@ -153,6 +169,50 @@ absl::StatusOr<absl::Span<const absl::Span<char>>> StreamBatch::PrepareRagged(
     previous_end = offsets_[i] + sizes_[i];
   }
   return absl::Span<const absl::Span<char>>(destinations_);
+}
+
+absl::StatusOr<absl::Span<char>> StreamBatch::AllocateRagged(uint64_t bytes) {
+  LOADERX_RETURN_IF_ERROR(CheckRagged());
+  Clear();
+  LOADERX_RETURN_IF_ERROR(Reserve(bytes));
+  data_bytes_ = bytes;
+  return absl::Span<char>(data_, bytes);
+}
+
+absl::Status StreamBatch::SetRaggedLayout(
+    std::vector<std::vector<uint64_t>> shapes,
+    absl::Span<const uint64_t> offsets) {
+  LOADERX_RETURN_IF_ERROR(CheckRagged());
+  const uint64_t buffer_bytes = data_bytes_;
+  Clear();
+  absl::Status status;
+  if (shapes.size() != offsets.size()) {
+    status = absl::InvalidArgumentError(
+        absl::StrCat("stream '", name(), "': ", shapes.size(), " shapes for ",
+                     offsets.size(), " offsets"));
+  }
+  for (size_t i = 0; status.ok() && i < shapes.size(); ++i) {
+    absl::StatusOr<uint64_t> bytes = RaggedRecordBytes(i, shapes[i]);
+    if (bytes.ok() &&
+        (offsets[i] % type().item_size != 0 || offsets[i] > buffer_bytes ||
+         *bytes > buffer_bytes - offsets[i])) {
+      bytes = absl::InvalidArgumentError(absl::StrCat(
+          "stream '", name(), "': record ", i, " of ", *bytes,
+          " bytes at offset ", offsets[i], " does not fit a buffer of ",
+          buffer_bytes, " bytes on item boundaries"));
+    }
+    if (!bytes.ok()) {
+      status = bytes.status();
+    } else {
+      AddRaggedRecord(shapes[i], offsets[i], *bytes);
+    }
+  }
+  if (!status.ok()) {
+    Clear();
+    return status;
+  }
+  data_bytes_ = buffer_bytes;
+  return absl::OkStatus();
 }
 
 Batch::Batch(absl::Span<const std::shared_ptr<const StreamSpec>> specs,

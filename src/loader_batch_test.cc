@@ -1,6 +1,7 @@
 // StreamBatch layouts: dense records back to back, ragged records on
-// 64-byte boundaries with their shapes and zeroed gaps, page-aligned
-// buffers that are reused and grow only when a step needs more.
+// 64-byte boundaries with their shapes and zeroed gaps or where their source
+// put them, page-aligned buffers that are reused and grow only when a step
+// needs more.
 
 #include "loaderx/loader_batch.h"
 
@@ -22,8 +23,8 @@ std::shared_ptr<const StreamSpec> Spec(StreamType type) {
   return std::make_shared<const StreamSpec>(StreamSpec{"s", std::move(type)});
 }
 
-const StreamType kDenseF4{StreamKind::kDense, "<f4", 4, {2, 3}};
-const StreamType kRaggedI2{StreamKind::kRagged, "<i2", 2, {}};
+const StreamType kDenseF4{StreamKind::kDense, DType::Simple("<f4"), 4, {2, 3}};
+const StreamType kRaggedI2{StreamKind::kRagged, DType::Simple("<i2"), 2, {}};
 
 bool PageAligned(const char* data) {
   return reinterpret_cast<uintptr_t>(data) % StreamBatch::kBufferAlignment == 0;
@@ -31,7 +32,9 @@ bool PageAligned(const char* data) {
 
 TEST(StreamTypeTest, RecordBytesOfDenseTypesOnly) {
   EXPECT_EQ(kDenseF4.record_bytes(), 24u);
-  EXPECT_EQ((StreamType{StreamKind::kDense, "<u1", 1, {}}).record_bytes(), 1u);
+  EXPECT_EQ((StreamType{StreamKind::kDense, DType::Simple("<u1"), 1, {}})
+                .record_bytes(),
+            1u);
   EXPECT_EQ(kRaggedI2.record_bytes(), 0u);
 }
 
@@ -110,6 +113,46 @@ TEST(StreamBatchTest, RaggedRecordsKeepTheirShapesOn64ByteBoundaries) {
         b < 6 || (b >= 64 && b < 66) || (b >= 128 && b < 288) || b >= 320;
     ASSERT_EQ(batch.data()[b], in_record ? '\x7f' : '\0') << "byte " << b;
   }
+}
+
+TEST(StreamBatchTest, ASourcesOwnRaggedLayoutIsTakenAsGiven) {
+  StreamBatch batch(Spec(kRaggedI2));
+  ASSERT_OK_AND_ASSIGN(absl::Span<char> buffer, batch.AllocateRagged(14));
+  EXPECT_EQ(buffer.size(), 14u);
+  EXPECT_TRUE(PageAligned(buffer.data()));
+  EXPECT_EQ(batch.size(), 0u);  // No records until the layout is set.
+  ASSERT_OK(batch.SetRaggedLayout({{2, 2}, {}, {2}}, {0, 8, 10}));
+  ASSERT_EQ(batch.size(), 3u);
+  EXPECT_EQ(batch.data_bytes(), 14u);
+  EXPECT_EQ(batch.record(1).data(), buffer.data() + 8);
+  EXPECT_EQ(batch.record_bytes(0), 8u);
+  EXPECT_EQ(batch.record_bytes(1), 2u);
+  EXPECT_THAT(batch.shape(0), ElementsAre(2, 2));
+  EXPECT_THAT(batch.shape(1), ElementsAre());
+  EXPECT_THAT(batch.shape(2), ElementsAre(2));
+  // The same buffer serves the next, smaller batch.
+  ASSERT_OK_AND_ASSIGN(absl::Span<char> again, batch.AllocateRagged(4));
+  EXPECT_EQ(again.data(), buffer.data());
+}
+
+TEST(StreamBatchTest, ARaggedLayoutOutsideItsBufferIsRefused) {
+  StreamBatch batch(Spec(kRaggedI2));
+  const auto refused = [&](std::vector<std::vector<uint64_t>> shapes,
+                           std::vector<uint64_t> offsets) {
+    EXPECT_OK(batch.AllocateRagged(10));
+    EXPECT_STATUS_CODE(batch.SetRaggedLayout(std::move(shapes), offsets),
+                       absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(batch.size(), 0u);
+  };
+  refused({{4}}, {4});                  // Ends past the buffer.
+  refused({{1}}, {11});                 // Starts past it.
+  refused({{1}}, {3});                  // Not on an item boundary.
+  refused({{0}}, {0});                  // Empty.
+  refused({{1}, {1}}, {0});             // A shape without an offset.
+  refused({{uint64_t{1} << 62}}, {0});  // Overflows.
+  StreamBatch dense(Spec(kDenseF4));
+  EXPECT_STATUS_CODE(dense.AllocateRagged(8),
+                     absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(StreamBatchTest, EmptyOrOverflowingRaggedRecordsAreRefused) {

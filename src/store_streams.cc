@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "loaderx/spi/dtype.h"
+#include "loaderx/dtype.h"
 #include "loaderx/spi/status_macros.h"
 
 namespace loaderx {
@@ -18,13 +18,15 @@ absl::Status GatherInto(const DenseStore& store,
   return store.Gather(indices, destination);
 }
 
+// The store's one-pass read: every shape is checked against its payload
+// before the buffer is sized, then the payloads land back to back in it.
 absl::Status GatherInto(const RaggedStore& store,
                         absl::Span<const uint64_t> indices, StreamBatch& out) {
-  LOADERX_ASSIGN_OR_RETURN(std::vector<std::vector<uint64_t>> shapes,
-                           store.Shapes(indices));
-  LOADERX_ASSIGN_OR_RETURN(absl::Span<const absl::Span<char>> destinations,
-                           out.PrepareRagged(shapes));
-  return store.Gather(indices, destinations);
+  LOADERX_ASSIGN_OR_RETURN(RaggedBatch batch,
+                           store.Read(indices, [&out](uint64_t bytes) {
+                             return out.AllocateRagged(bytes);
+                           }));
+  return out.SetRaggedLayout(std::move(batch.shapes), batch.offsets);
 }
 
 // A `DenseStore` or `RaggedStore` seen as a stream.
@@ -60,8 +62,8 @@ absl::StatusOr<std::unique_ptr<LoaderStream>> DenseStoreStream(
   type.item_shape = store.identity().item_shape;
   if (type.record_bytes() != store.record_bytes()) {
     return absl::InternalError(
-        absl::StrCat("dense store of ", type.dtype, ": ", type.record_bytes(),
-                     " bytes per record by its identity, ",
+        absl::StrCat("dense store of ", DTypeToString(type.dtype), ": ",
+                     type.record_bytes(), " bytes per record by its identity, ",
                      store.record_bytes(), " by the store"));
   }
   return std::make_unique<StoreStream<DenseStore>>(store, std::move(type));

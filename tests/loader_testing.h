@@ -30,7 +30,7 @@ class IndexStream final : public LoaderStream {
   explicit IndexStream(uint64_t size, Hook hook = nullptr)
       : size_(size), hook_(std::move(hook)) {
     type_.kind = StreamKind::kDense;
-    type_.dtype = "<u8";
+    type_.dtype = DType::Simple("<u8");
     type_.item_size = 8;
   }
 

@@ -6,9 +6,12 @@
 //
 //   dense    one C-order `(size(), *item_shape)` array: record i at byte
 //            i * record_bytes;
-//   ragged   the records' payloads back to back, record i at `offset(i)`
-//            (a multiple of `kRecordAlignment`, the gaps zeroed) with its
-//            own `shape(i)`; nothing is padded to a common shape.
+//   ragged   one buffer of the records' payloads, record i at `offset(i)`
+//            with its own `shape(i)`; nothing is padded to a common shape.
+//            Every offset is a multiple of the item size; the stream picks
+//            the layout (the store adapter takes the store's: back to back
+//            in batch order; `PrepareRagged` puts each record on a
+//            `kRecordAlignment` boundary and zeroes the gaps).
 //
 // Every buffer starts on a `kBufferAlignment` (page) boundary. The loader
 // reuses batches: once the last `std::shared_ptr` to a batch is dropped,
@@ -37,6 +40,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "loaderx/dtype.h"
 
 namespace loaderx {
 
@@ -48,10 +52,10 @@ enum class StreamKind : uint8_t {
 // What a stream's records are, in numpy terms; fixed for a loader's life.
 struct StreamType {
   StreamKind kind = StreamKind::kDense;
-  // numpy's `dtype.str`, e.g. "<f4".
-  std::string dtype;
-  // Bytes per element of `dtype`.
-  uint32_t item_size = 0;
+  // The records' numpy dtype (simple or structured, see `dtype.h`).
+  DType dtype;
+  // Bytes per element of `dtype` (numpy's `itemsize`).
+  uint64_t item_size = 0;
   // Dense: the shape of one record (empty: scalars). Ragged: empty.
   std::vector<uint64_t> item_shape;
 
@@ -73,7 +77,7 @@ class StreamBatch {
   // Where every buffer starts: a page boundary. Page-aligned destinations
   // let `pread` copy at full speed (see docs/design.md, "DataLoader").
   static constexpr size_t kBufferAlignment = 4096;
-  // Where every ragged record starts within the buffer.
+  // Where `PrepareRagged` starts every record within the buffer.
   static constexpr size_t kRecordAlignment = 64;
 
   explicit StreamBatch(std::shared_ptr<const StreamSpec> spec);
@@ -121,12 +125,31 @@ class StreamBatch {
   // FailedPrecondition on a dense stream; ResourceExhausted as above.
   absl::StatusOr<absl::Span<const absl::Span<char>>> PrepareRagged(
       absl::Span<const std::vector<uint64_t>> shapes);
+  // Ragged, for a stream whose source lays the records out itself (one
+  // pass that learns the shapes and the total size together): returns a
+  // buffer of exactly `bytes` bytes for the source to fill, after which
+  // `SetRaggedLayout` says where each record is. Until then the batch holds
+  // no records. Errors as `PrepareRagged`.
+  absl::StatusOr<absl::Span<char>> AllocateRagged(uint64_t bytes);
+  // Record i has `shapes[i]` and starts at `offsets[i]` of the buffer
+  // `AllocateRagged` returned. InvalidArgument, leaving the batch empty,
+  // unless every record is nonempty, starts at a multiple of the item size
+  // and lies within that buffer.
+  absl::Status SetRaggedLayout(std::vector<std::vector<uint64_t>> shapes,
+                               absl::Span<const uint64_t> offsets);
   // Empties the batch, keeping its buffer.
   void Clear();
 
  private:
   // Makes room for `bytes`, keeping nothing of what was there.
   absl::Status Reserve(uint64_t bytes);
+  absl::Status CheckRagged() const;
+  // prod(shape) * item_size for record `i`; InvalidArgument if it is 0 or
+  // too large.
+  absl::StatusOr<uint64_t> RaggedRecordBytes(
+      size_t i, absl::Span<const uint64_t> shape) const;
+  void AddRaggedRecord(absl::Span<const uint64_t> shape, uint64_t offset,
+                       uint64_t bytes);
 
   std::shared_ptr<const StreamSpec> spec_;
   char* data_ = nullptr;  // `capacity_` bytes, `kBufferAlignment`-aligned.

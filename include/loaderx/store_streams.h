@@ -20,13 +20,13 @@
 namespace loaderx {
 
 // Records of the store's `(dtype, item_shape)`: one `pread`/decode per
-// record straight into the batch's contiguous buffer. InvalidArgument if
-// the store's dtype is not one a batch can describe.
+// record straight into the batch's contiguous buffer.
 absl::StatusOr<std::unique_ptr<LoaderStream>> DenseStoreStream(
     const DenseStore& store);
 
-// Records of the store's dtype, each with its own shape: the shapes are read
-// first, then every payload straight into its place in the batch's buffer.
+// Records of the store's dtype, each with its own shape, read in the store's
+// one pass (`RaggedStore::Read`): the payloads back to back in the batch's
+// buffer, in batch order.
 absl::StatusOr<std::unique_ptr<LoaderStream>> RaggedStoreStream(
     const RaggedStore& store);
 

@@ -89,7 +89,8 @@ absl::StatusOr<std::unique_ptr<DenseStore>> BuildStore(
   options.codec = codec;
   LOADERX_ASSIGN_OR_RETURN(
       std::unique_ptr<DenseStore> store,
-      DenseStore::Create(vfs, dir, TypeIdentity{"|u1", {RecordBytes()}},
+      DenseStore::Create(vfs, dir,
+                         TypeIdentity{DType::Simple("|u1"), {RecordBytes()}},
                          options));
   constexpr uint64_t kPerAppend = 16;
   for (uint64_t first = 0; first < GetSettings().records; first += kPerAppend) {

@@ -78,12 +78,15 @@ absl::Status Run() {
   LOADERX_RETURN_IF_ERROR(vfs->CreateDirectory("/data"));
   LOADERX_ASSIGN_OR_RETURN(
       std::unique_ptr<DenseStore> images,
-      DenseStore::Create(*vfs, "/data/images", TypeIdentity{"|u1", {8, 8}}));
+      DenseStore::Create(*vfs, "/data/images",
+                         TypeIdentity{DType::Simple("|u1"), {8, 8}}));
   LOADERX_ASSIGN_OR_RETURN(
       std::unique_ptr<DenseStore> labels,
-      DenseStore::Create(*vfs, "/data/labels", TypeIdentity{"<i8", {}}));
-  LOADERX_ASSIGN_OR_RETURN(std::unique_ptr<RaggedStore> tokens,
-                           RaggedStore::Create(*vfs, "/data/tokens", "<i4"));
+      DenseStore::Create(*vfs, "/data/labels",
+                         TypeIdentity{DType::Simple("<i8"), {}}));
+  LOADERX_ASSIGN_OR_RETURN(
+      std::unique_ptr<RaggedStore> tokens,
+      RaggedStore::Create(*vfs, "/data/tokens", DType::Simple("<i4")));
   LOADERX_RETURN_IF_ERROR(WriteStores(*images, *labels, *tokens));
 
   // The README's snippet: the stores outlive the loader.
