@@ -74,8 +74,8 @@ struct StreamSpec {
 // One stream's records in one batch.
 class StreamBatch {
  public:
-  // Where every buffer starts: a page boundary. Page-aligned destinations
-  // let `pread` copy at full speed (see docs/design.md, "DataLoader").
+  // Where every buffer starts: a page boundary (docs/design.md,
+  // "DataLoader", says why).
   static constexpr size_t kBufferAlignment = 4096;
   // Where `PrepareRagged` starts every record within the buffer.
   static constexpr size_t kRecordAlignment = 64;
