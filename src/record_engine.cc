@@ -6,6 +6,9 @@
 #include "src/record_engine.h"
 
 #include <algorithm>
+#include <functional>
+#include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -14,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "loaderx/codec_registry.h"
+#include "loaderx/error_code.h"
 #include "loaderx/spi/path.h"
 #include "loaderx/spi/status_macros.h"
 #include "src/checksum.h"
@@ -38,7 +42,7 @@ absl::Status CheckRecordSize(uint64_t size, uint64_t index) {
         "record ", index, " of the batch is empty; records must be nonempty"));
   }
   if (size > kMaxRecordBytes) {
-    return absl::InvalidArgumentError(
+    return RecordTooLargeError(
         absl::StrCat("record ", index, " of the batch has ", size,
                      " bytes; a record is at most 2^31"));
   }
@@ -69,95 +73,6 @@ RecordEngine::RecordEngine(std::unique_ptr<StoreFiles> files,
       length_(header.length) {}
 
 RecordEngine::~RecordEngine() = default;
-
-absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Create(
-    Vfs& vfs, absl::string_view directory, const RecordEngineOptions& options) {
-  absl::StatusOr<std::unique_ptr<Codec>> codec =
-      CreateCodec(options.codec, options.codec_options);
-  if (absl::IsNotFound(codec.status())) {
-    return absl::InvalidArgumentError(codec.status().message());
-  }
-  LOADERX_RETURN_IF_ERROR(codec.status());
-
-  const std::string dir(directory);
-  LOADERX_ASSIGN_OR_RETURN(bool existed, vfs.Exists(dir));
-  if (!existed) LOADERX_RETURN_IF_ERROR(vfs.CreateDirectory(dir));
-  const std::string meta_path = JoinPath(dir, store_format::kHeaderFile);
-  absl::StatusOr<std::unique_ptr<VfsFile>> meta =
-      vfs.Open(meta_path, OpenMode::kCreateExclusive);
-  if (absl::IsAlreadyExists(meta.status())) {
-    return absl::AlreadyExistsError(
-        absl::StrCat(dir, " already holds a store"));
-  }
-  LOADERX_RETURN_IF_ERROR(meta.status());
-
-  auto files = std::make_unique<StoreFiles>(vfs, dir, *std::move(meta));
-  PhysicalHeader header;
-  header.codec = (*codec)->tag();
-  std::unique_ptr<IntegrityFile> integrity;
-  uint64_t stamp = 0;
-  absl::Status created = [&]() -> absl::Status {
-    LOADERX_RETURN_IF_ERROR(files->meta().TryLock());
-    // meta.zr stays empty, so not a valid store, until everything it
-    // depends on is durable.
-    integrity_format::StateSlot state;
-    state.epoch = 1;
-    if ((*codec)->uses_dictionary()) {
-      const std::string& dictionary = options.codec_options.dictionary;
-      LOADERX_RETURN_IF_ERROR(
-          WriteStringToFile(vfs, files->PathOf(store_format::kDictionaryFile),
-                            dictionary, /*sync=*/true));
-      state.dictionary_checksum = Checksum(dictionary);
-    }
-    LOADERX_RETURN_IF_ERROR(files->CreateChunk(0));
-    files->MarkChunkWritten(0);
-    state.meta = MetaBytesOf(header);
-    LOADERX_RETURN_IF_ERROR(files->meta().WriteAt(
-        0, absl::string_view(state.meta.data(), state.meta.size())));
-    if (absl::StatusOr<uint64_t> now = files->meta().ModificationStamp();
-        now.ok()) {
-      stamp = *now;
-    }
-    state.meta_stamp = stamp;
-    // The directory sync below (0.chunk is new) covers its entry too.
-    LOADERX_ASSIGN_OR_RETURN(
-        integrity,
-        IntegrityFile::Create(vfs, dir, state, /*sync_directory=*/false));
-    LOADERX_RETURN_IF_ERROR(
-        integrity->WriteSeal({false, state.meta, state.meta, stamp}));
-    LOADERX_RETURN_IF_ERROR(
-        files->SyncWritten([&] { return integrity->Sync(); }));
-    if (existed) return absl::OkStatus();
-    // The store's own directory entry must be durable too.
-    const std::string parent = ParentDirectory(dir);
-    return vfs.SyncDirectory(parent.empty() ? "." : parent);
-  }();
-  if (!created.ok() && !IsBusy(created)) {
-    // Leave nothing behind that looks like a (broken) store. Best effort:
-    // the creation error is what the caller needs to see. (Busy means
-    // another handle raced us to this store: its files are not ours.)
-    files.reset();
-    integrity.reset();
-    const std::string leftovers[] = {
-        std::string(store_format::kHeaderFile),
-        std::string(store_format::kDictionaryFile),
-        store_format::ChunkFileName(0),
-        std::string(integrity_format::kIntegrityFile)};
-    for (const std::string& name : leftovers) {
-      (void)vfs.Remove(JoinPath(dir, name));
-    }
-    if (!existed) (void)vfs.RemoveDirectory(dir);
-  }
-  LOADERX_RETURN_IF_ERROR(created);
-  std::unique_ptr<RecordEngine> engine(
-      new RecordEngine(std::move(files), *std::move(codec),
-                       std::move(integrity), options, header));
-  engine->epoch_ = 1;
-  engine->trusted_ = true;
-  engine->meta_stamp_ = stamp;
-  engine->last_written_ = MetaBytesOf(header);
-  return engine;
-}
 
 absl::Status RecordEngine::RequireWritable(absl::string_view operation) const {
   if (!read_only_) return absl::OkStatus();
@@ -240,6 +155,12 @@ absl::StatusOr<uint64_t> RecordEngine::Commit(
   for (size_t i = 0; i < frames.size(); ++i) {
     const uint64_t size = frames[i].stored().size();
     if (next.tail_offset > 0 && next.tail_offset + size > chunk_capacity_) {
+      if (next.tail_chunk == std::numeric_limits<uint32_t>::max()) {
+        return WithErrorCode(
+            absl::ResourceExhaustedError(
+                "append: the store has used all 2^32 - 1 chunks"),
+            ErrorCode::kStoreFull);
+      }
       ++next.tail_chunk;
       next.tail_offset = 0;
     }
@@ -330,18 +251,16 @@ absl::Status RecordEngine::WriteChecksums(
 }
 
 absl::StatusOr<StoreStats> RecordEngine::Stats() const {
+  std::lock_guard lock(writer_mu_);
   StoreStats stats;
-  stats.records = length();
+  stats.records = header_.length;
   LOADERX_RETURN_IF_ERROR(
       ForEachLoc(stats.records, [&](uint64_t, const RecordLoc& loc) {
         stats.live_bytes += loc.phys_length;
         return absl::OkStatus();
       }));
-  for (uint64_t id = 0; id < files_->chunk_count(); ++id) {
-    LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, files_->Chunk(id));
-    LOADERX_ASSIGN_OR_RETURN(uint64_t size, chunk->Size());
-    stats.chunk_bytes += size;
-  }
+  stats.chunk_bytes =
+      uint64_t{header_.tail_chunk} * kChunkCapacity + header_.tail_offset;
   stats.reclaimable = stats.chunk_bytes > stats.live_bytes
                           ? stats.chunk_bytes - stats.live_bytes
                           : 0;

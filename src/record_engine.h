@@ -32,13 +32,14 @@
 // not overlap any other call: they rewrite table entries a concurrent
 // reader could see half-applied.
 //
-// Errors: InvalidArgument for bad input (empty or oversized records, a
-// destination of the wrong size), OutOfRange naming the offending index,
-// DataLoss for a damaged or foreign store (naming the file and the record),
-// FailedPrecondition for a write through a read-only engine, busy for a
-// store held elsewhere, ResourceExhausted when memory runs out, and the
-// VFS's own errors for I/O failures. A call that fails on bad input has
-// changed nothing.
+// Errors: InvalidArgument for bad input (empty records, a destination of the
+// wrong size; oversized records also carry `ErrorCode::kRecordTooLarge`),
+// OutOfRange naming the offending index, DataLoss for a damaged or foreign
+// store naming the file and the record (`ErrorCode::kCorruptRecord` attached
+// when one record fails its checksum or does not decode), FailedPrecondition
+// for a write through a read-only engine, busy for a store held elsewhere,
+// ResourceExhausted when memory runs out, and the VFS's own errors for I/O
+// failures. A call that fails on bad input has changed nothing.
 
 #ifndef LOADERX_SRC_RECORD_ENGINE_H_
 #define LOADERX_SRC_RECORD_ENGINE_H_
@@ -94,8 +95,14 @@ struct RecordEngineOptions {
 
 class RecordEngine {
  public:
-  // Creates a store in `directory` (created if missing; its parent must
-  // exist). AlreadyExists if the directory already holds a store.
+  // Creates a store in `directory`, creating it and any missing parents.
+  // The directory must be empty, or hold only what a creation that never
+  // finished left (meta.zr empty or a header of no records, 0.chunk,
+  // dict.zr, checksums.lx, journal.lx; no store.zr): that is taken over and
+  // done again. Anything else is AlreadyExists; a creation in progress
+  // elsewhere is busy. Order, as the reference: meta.zr (exclusive,
+  // locked), its header, 0.chunk, dict.zr, then checksums.lx, sync. The
+  // typed layer then records store.zr's checksum and writes store.zr.
   static absl::StatusOr<std::unique_ptr<RecordEngine>> Create(
       Vfs& vfs, absl::string_view directory,
       const RecordEngineOptions& options);
@@ -139,6 +146,18 @@ class RecordEngine {
   absl::StatusOr<std::vector<uint64_t>> RecordSizes(
       absl::Span<const uint64_t> indices) const;
 
+  // The record-table entries of the records at `indices`, read once, for a
+  // caller that needs the sizes of records before it gathers them.
+  absl::StatusOr<std::vector<store_format::RecordLoc>> Locate(
+      absl::Span<const uint64_t> indices) const;
+
+  // `GatherVariable` for records already located: record `indices[i]`,
+  // whose entry is `locs[i]`, into `destinations[i]`.
+  absl::Status GatherLocated(
+      absl::Span<const uint64_t> indices,
+      absl::Span<const store_format::RecordLoc> locs,
+      absl::Span<const absl::Span<char>> destinations) const;
+
   // Decodes record `indices[i]` into `destinations[i]`, which must be
   // exactly its size (see `RecordSizes`).
   absl::Status GatherVariable(
@@ -147,10 +166,13 @@ class RecordEngine {
 
   // Deletes the records at `indices` by moving the last records into their
   // places (indices stay dense; the moved records are renumbered). An index
-  // listed twice is deleted once. Durable on return: everything appended
-  // before is synced first.
+  // listed more than once is deleted once, as in the reference. Durable on
+  // return: everything appended before is synced first.
   absl::Status Delete(absl::Span<const uint64_t> indices);
 
+  // records = length; live_bytes = the stored bytes of the live records;
+  // chunk_bytes = the frontier's address, tail_chunk * 2^32 + tail_offset
+  // (the reference's measure); reclaimable = chunk_bytes - live_bytes.
   absl::StatusOr<StoreStats> Stats() const;
 
   // Reclaims the bytes deleted records left behind: first validates every
@@ -263,11 +285,15 @@ class RecordEngine {
                                       const store_format::RecordLoc& to,
                                       std::string& buffer);
 
+  // Gathers with `locs[i]` for record i, or with entries read as it goes
+  // when `locs` is empty.
   absl::Status Gather(absl::Span<const uint64_t> indices,
+                      absl::Span<const store_format::RecordLoc> locs,
                       absl::Span<const absl::Span<char>> destinations,
                       bool fixed) const;
-  absl::Status GatherOne(uint64_t index, absl::Span<char> destination,
-                         bool fixed, DecompressionContext* context,
+  absl::Status GatherOne(uint64_t index, const store_format::RecordLoc& loc,
+                         absl::Span<char> destination, bool fixed,
+                         DecompressionContext* context,
                          std::string& staging) const;
   // A buffer that grows without zero-filling: a decode whose frame turns
   // out not to fit never touches (so never commits) the memory.
@@ -306,8 +332,9 @@ class RecordEngine {
   // installs the step's entries here instead of on disk. Immutable.
   std::map<uint64_t, JournalEntry> overlay_;
 
-  // Serialises appends, deletes, compaction and syncs (the single writer).
-  std::mutex writer_mu_;
+  // Serialises appends, deletes, compaction and syncs (the single writer);
+  // `Stats` takes it for a consistent snapshot.
+  mutable std::mutex writer_mu_;
   std::unique_ptr<Journal> journal_;     // Guarded by `writer_mu_`.
   store_format::PhysicalHeader header_;  // Guarded by `writer_mu_`.
   uint64_t meta_stamp_ = 0;              // Guarded by `writer_mu_`.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "loaderx/error_code.h"
 #include "loaderx/spi/status_macros.h"
 #include "src/checksum.h"
 #include "src/engine_sharding.h"
@@ -113,7 +114,7 @@ absl::Status RecordEngine::GatherFixed(absl::Span<const uint64_t> indices,
   for (size_t i = 0; i < indices.size(); ++i) {
     slots[i] = destination.subspan(i * width, width);
   }
-  return Gather(indices, slots, /*fixed=*/true);
+  return Gather(indices, {}, slots, /*fixed=*/true);
 }
 
 absl::Status RecordEngine::GatherVariable(
@@ -124,22 +125,47 @@ absl::Status RecordEngine::GatherVariable(
         absl::StrCat("gather: ", indices.size(), " indices but ",
                      destinations.size(), " destinations"));
   }
-  return Gather(indices, destinations, /*fixed=*/false);
+  return Gather(indices, {}, destinations, /*fixed=*/false);
 }
 
 absl::StatusOr<std::vector<uint64_t>> RecordEngine::RecordSizes(
     absl::Span<const uint64_t> indices) const {
-  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
-  std::vector<uint64_t> sizes(indices.size());
-  for (size_t i = 0; i < indices.size(); ++i) {
-    LOADERX_ASSIGN_OR_RETURN(RecordLoc loc, ReadLoc(indices[i]));
-    sizes[i] = loc.logic_length;
-  }
+  LOADERX_ASSIGN_OR_RETURN(std::vector<RecordLoc> locs, Locate(indices));
+  std::vector<uint64_t> sizes(locs.size());
+  for (size_t i = 0; i < locs.size(); ++i) sizes[i] = locs[i].logic_length;
   return sizes;
 }
 
+absl::StatusOr<std::vector<RecordLoc>> RecordEngine::Locate(
+    absl::Span<const uint64_t> indices) const {
+  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
+  std::vector<RecordLoc> locs(indices.size());
+  const int shards = ShardsFor(indices.size(), pool_->concurrency(), 64);
+  LOADERX_RETURN_IF_ERROR(
+      pool_->TryParallelFor(shards, [&](int shard) -> absl::Status {
+        const size_t begin = indices.size() * shard / shards;
+        const size_t end = indices.size() * (shard + 1) / shards;
+        for (size_t i = begin; i < end; ++i) {
+          LOADERX_ASSIGN_OR_RETURN(locs[i], ReadLoc(indices[i]));
+        }
+        return absl::OkStatus();
+      }));
+  return locs;
+}
+
+absl::Status RecordEngine::GatherLocated(
+    absl::Span<const uint64_t> indices, absl::Span<const RecordLoc> locs,
+    absl::Span<const absl::Span<char>> destinations) const {
+  if (locs.size() != indices.size() || destinations.size() != indices.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "gather: ", indices.size(), " indices, ", locs.size(),
+        " table entries and ", destinations.size(), " destinations"));
+  }
+  return Gather(indices, locs, destinations, /*fixed=*/false);
+}
+
 absl::Status RecordEngine::Gather(
-    absl::Span<const uint64_t> indices,
+    absl::Span<const uint64_t> indices, absl::Span<const RecordLoc> locs,
     absl::Span<const absl::Span<char>> destinations, bool fixed) const {
   LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
   // Contiguous blocks per shard keep each worker's reads sequential in the
@@ -154,21 +180,26 @@ absl::Status RecordEngine::Gather(
     }
     std::string staging;
     for (size_t i = begin; i < end; ++i) {
-      LOADERX_RETURN_IF_ERROR(GatherOne(indices[i], destinations[i], fixed,
+      RecordLoc loc;
+      if (locs.empty()) {
+        LOADERX_ASSIGN_OR_RETURN(loc, ReadLoc(indices[i]));
+      } else {
+        loc = locs[i];
+      }
+      LOADERX_RETURN_IF_ERROR(GatherOne(indices[i], loc, destinations[i], fixed,
                                         context.get(), staging));
     }
     return absl::OkStatus();
   });
 }
 
-absl::Status RecordEngine::GatherOne(uint64_t index,
+absl::Status RecordEngine::GatherOne(uint64_t index, const RecordLoc& loc,
                                      absl::Span<char> destination, bool fixed,
                                      DecompressionContext* context,
                                      std::string& staging) const {
-  LOADERX_ASSIGN_OR_RETURN(RecordLoc loc, ReadLoc(index));
   if (loc.logic_length != destination.size()) {
     if (fixed) {
-      return absl::DataLossError(absl::StrCat(
+      return CorruptRecordError(absl::StrCat(
           "record ", index, " has ", loc.logic_length,
           " bytes, not the store's record width ", destination.size()));
     }
@@ -180,7 +211,7 @@ absl::Status RecordEngine::GatherOne(uint64_t index,
   absl::Span<char> stored = destination;
   if (raw_) {
     if (loc.phys_length != loc.logic_length) {
-      return absl::DataLossError(
+      return CorruptRecordError(
           absl::StrCat("record ", index, " stores ", loc.phys_length,
                        " bytes for a raw record of ", loc.logic_length));
     }
@@ -200,7 +231,7 @@ absl::Status RecordEngine::GatherOne(uint64_t index,
     LOADERX_ASSIGN_OR_RETURN(const ChecksumEntry entry, ReadChecksum(index));
     const absl::string_view bytes(stored.data(), stored.size());
     if (Classify(entry, loc, bytes) == Check::kDamaged) {
-      return absl::DataLossError(absl::StrCat(
+      return CorruptRecordError(absl::StrCat(
           files_->directory(), ": record ", index,
           " does not match the checksum written with it (damaged store)"));
     }
@@ -209,7 +240,7 @@ absl::Status RecordEngine::GatherOne(uint64_t index,
   absl::Status decoded =
       context->Decompress(absl::string_view(staging), destination);
   if (!decoded.ok()) {
-    return absl::DataLossError(
+    return CorruptRecordError(
         absl::StrCat("record ", index, ": ", decoded.message()));
   }
   return absl::OkStatus();

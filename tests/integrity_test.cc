@@ -229,8 +229,9 @@ TEST(TypedIntegrityTest, AFlippedTypeInStoreZrIsDataLoss) {
   {
     StoreOptions options;
     options.codec = "raw";
-    ASSERT_OK_AND_ASSIGN(auto store,
-                         DenseStore::Create(*vfs, "/s", {"<f4", {2}}, options));
+    ASSERT_OK_AND_ASSIGN(
+        auto store,
+        DenseStore::Create(*vfs, "/s", {DType::Simple("<f4"), {2}}, options));
   }
   ASSERT_OK_AND_ASSIGN(std::string bytes,
                        ReadFileToString(*vfs, "/s/store.zr"));
@@ -249,8 +250,9 @@ TEST(TypedIntegrityTest, ATruncatedDictionaryIsDataLoss) {
   options.codec = "zstd_dict";
   options.dictionary = RecordsFor(0, 50, 40);
   {
-    ASSERT_OK_AND_ASSIGN(auto store,
-                         RaggedStore::Create(*vfs, "/s", "<i4", options));
+    ASSERT_OK_AND_ASSIGN(
+        auto store,
+        RaggedStore::Create(*vfs, "/s", DType::Simple("<i4"), options));
   }
   ASSERT_OK_AND_ASSIGN(std::string dictionary,
                        ReadFileToString(*vfs, "/s/dict.zr"));
@@ -263,7 +265,8 @@ TEST(TypedIntegrityTest, ATruncatedDictionaryIsDataLoss) {
 
 TEST(TypedIntegrityTest, RaggedVerifyCountsPairsAndChecksShapes) {
   ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("memory"));
-  ASSERT_OK_AND_ASSIGN(auto store, RaggedStore::Create(*vfs, "/s", "<i4"));
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       RaggedStore::Create(*vfs, "/s", DType::Simple("<i4")));
   std::vector<int32_t> a(6, 1), b(10, 2);
   std::vector<RaggedRecord> records = {
       {absl::string_view(reinterpret_cast<const char*>(a.data()), 24), {2, 3}},

@@ -60,12 +60,14 @@ class ReadOnlyTest : public testing::TestWithParam<std::string> {
     StoreOptions options;
     options.codec = "zstd";
     ASSERT_OK_AND_ASSIGN(
-        auto dense, DenseStore::Create(*vfs_, Dense(), {"|u1", {16}}, options));
+        auto dense, DenseStore::Create(*vfs_, Dense(),
+                                       {DType::Simple("|u1"), {16}}, options));
     ASSERT_OK(dense->Append(RecordsFor(0, 10, 16)));
     ASSERT_OK(dense->Delete({3}));  // journal.lx exists too.
     ASSERT_OK(dense->Sync());
-    ASSERT_OK_AND_ASSIGN(auto ragged,
-                         RaggedStore::Create(*vfs_, Ragged(), "|u1", options));
+    ASSERT_OK_AND_ASSIGN(
+        auto ragged,
+        RaggedStore::Create(*vfs_, Ragged(), DType::Simple("|u1"), options));
     const std::string bytes = RecordFor(1, 12);
     ASSERT_OK(ragged->Append({RaggedRecord{bytes, {3, 4}}}));
     ASSERT_OK(ragged->Sync());
@@ -144,8 +146,9 @@ TEST(ReadOnlyFilesTest, OpensAStoreWhoseFilesAndDirectoryAreReadOnly) {
   ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("posix"));
   const std::string dir = absl::StrCat(TestTempDir(), "/ro_files_", ::getpid());
   {
-    ASSERT_OK_AND_ASSIGN(auto store,
-                         DenseStore::Create(*vfs, dir, {"<i8", {}}, {}));
+    ASSERT_OK_AND_ASSIGN(
+        auto store,
+        DenseStore::Create(*vfs, dir, {DType::Simple("<i8"), {}}, {}));
     ASSERT_OK(store->Append(RecordsFor(0, 4, 8)));
     ASSERT_OK(store->Sync());
   }

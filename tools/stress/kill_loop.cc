@@ -287,8 +287,9 @@ absl::Status RunParent(const Flags& flags, const char* self) {
     StoreOptions options;
     options.codec = flags.codec;
     if (flags.codec == "zstd_dict") options.dictionary = Record(1) + Record(2);
-    LOADERX_RETURN_IF_ERROR(
-        RaggedStore::Create(*vfs, StorePath(flags), "|u1", options).status());
+    LOADERX_RETURN_IF_ERROR(RaggedStore::Create(*vfs, StorePath(flags),
+                                                DType::Simple("|u1"), options)
+                                .status());
   }
   std::set<uint64_t> live;
   uint64_t checked = 0;

@@ -1,0 +1,233 @@
+// `RecordEngine::Create`: making a store directory as the reference does,
+// taking over a creation that never finished, and starting its
+// checksums.lx.
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "loaderx/codec_registry.h"
+#include "loaderx/error_code.h"
+#include "loaderx/spi/path.h"
+#include "loaderx/spi/status_macros.h"
+#include "src/checksum.h"
+#include "src/record_engine.h"
+
+namespace loaderx {
+namespace {
+
+using store_format::kHeaderBytes;
+using store_format::PhysicalHeader;
+
+// Creates `dir` and any missing parents (mkdir -p); returns the ones it
+// created, outermost first.
+absl::StatusOr<std::vector<std::string>> CreateDirectories(
+    Vfs& vfs, const std::string& dir) {
+  std::vector<std::string> missing;
+  for (std::string at = dir; !at.empty() && at != "/" && at != ".";
+       at = ParentDirectory(at)) {
+    LOADERX_ASSIGN_OR_RETURN(bool exists, vfs.Exists(at));
+    if (exists) break;
+    missing.push_back(at);
+  }
+  std::reverse(missing.begin(), missing.end());
+  std::vector<std::string> created;
+  for (const std::string& at : missing) {
+    absl::Status made = vfs.CreateDirectory(at);
+    if (absl::IsAlreadyExists(made)) continue;  // Raced: someone else's.
+    if (!made.ok()) {
+      for (auto it = created.rbegin(); it != created.rend(); ++it) {
+        (void)vfs.RemoveDirectory(*it);
+      }
+      return made;
+    }
+    created.push_back(at);
+  }
+  return created;
+}
+
+// What a directory holds, as far as creating a store there goes.
+enum class Occupant {
+  kNothing,     // Empty: create afresh.
+  kUnfinished,  // A creation that never finished: take it over.
+};
+
+// A creation that did not finish left meta.zr empty or holding a header of
+// no records, perhaps 0.chunk, dict.zr and checksums.lx (journal.lx, after
+// maintenance of an empty engine), and no store.zr. Anything else
+// in the directory (a store, or files that are not a store's) refuses the
+// creation with AlreadyExists (the reference's -12).
+absl::StatusOr<Occupant> Inspect(Vfs& vfs, const std::string& dir) {
+  LOADERX_ASSIGN_OR_RETURN(std::vector<std::string> names, vfs.List(dir));
+  bool has_meta = false;
+  for (const std::string& name : names) {
+    if (name == store_format::kHeaderFile) {
+      has_meta = true;
+    } else if (name == store_format::kTypedHeaderFile) {
+      return absl::AlreadyExistsError(
+          absl::StrCat(dir, " already holds a store"));
+    } else if (name != store_format::kDictionaryFile &&
+               name != store_format::ChunkFileName(0) &&
+               name != integrity_format::kIntegrityFile &&
+               name != kJournalFile) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          dir, " is not empty: it holds \"", name,
+          "\", which is not part of a store; a store is created in an empty "
+          "directory (or over a creation that did not finish)"));
+    }
+  }
+  if (!has_meta) {
+    if (names.empty()) return Occupant::kNothing;
+    return absl::AlreadyExistsError(absl::StrCat(
+        dir,
+        " holds store files but no meta.zr; refusing to create a store "
+        "over them"));
+  }
+  const std::string meta_path = JoinPath(dir, store_format::kHeaderFile);
+  LOADERX_ASSIGN_OR_RETURN(std::string meta, ReadFileToString(vfs, meta_path));
+  if (!meta.empty()) {
+    absl::StatusOr<PhysicalHeader> header =
+        store_format::DecodeHeader(meta, meta_path);
+    if (!header.ok()) {
+      return absl::AlreadyExistsError(
+          absl::StrCat(dir, " holds a meta.zr that is not a store header: ",
+                       header.status().message()));
+    }
+    if (header->length != 0 || header->tail_chunk != 0) {
+      return absl::AlreadyExistsError(
+          absl::StrCat(dir, " already holds a store with records"));
+    }
+  }
+  return Occupant::kUnfinished;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Create(
+    Vfs& vfs, absl::string_view directory, const RecordEngineOptions& options) {
+  // Everything about the request is checked before anything is written.
+  LOADERX_ASSIGN_OR_RETURN(std::unique_ptr<Codec> codec,
+                           CreateCodec(options.codec, options.codec_options));
+  const std::string dir(directory);
+  LOADERX_ASSIGN_OR_RETURN(std::vector<std::string> made_directories,
+                           CreateDirectories(vfs, dir));
+  absl::StatusOr<Occupant> occupant = Inspect(vfs, dir);
+  if (!occupant.ok()) {
+    for (auto it = made_directories.rbegin(); it != made_directories.rend();
+         ++it) {
+      (void)vfs.RemoveDirectory(*it);
+    }
+    return occupant.status();
+  }
+  const bool takeover = *occupant == Occupant::kUnfinished;
+
+  // meta.zr first, exclusively (or, taking over, the one left behind), and
+  // locked: a concurrent creation or opening sees a busy store from here on.
+  const std::string meta_path = JoinPath(dir, store_format::kHeaderFile);
+  absl::StatusOr<std::unique_ptr<VfsFile>> meta = vfs.Open(
+      meta_path, takeover ? OpenMode::kReadWrite : OpenMode::kCreateExclusive);
+  if (absl::IsAlreadyExists(meta.status()) || absl::IsNotFound(meta.status())) {
+    return absl::AlreadyExistsError(
+        absl::StrCat(dir, " changed while the store was being created: ",
+                     meta.status().message()));
+  }
+  LOADERX_RETURN_IF_ERROR(meta.status());
+  LOADERX_RETURN_IF_ERROR((*meta)->TryLock());
+  if (takeover) {
+    // Under the lock, the leftovers are ours: unless someone finished the
+    // creation meanwhile.
+    LOADERX_ASSIGN_OR_RETURN(Occupant now, Inspect(vfs, dir));
+    if (now != Occupant::kUnfinished) {
+      return absl::AlreadyExistsError(
+          absl::StrCat(dir, " changed while the store was being created"));
+    }
+  }
+
+  auto files = std::make_unique<StoreFiles>(vfs, dir, *std::move(meta));
+  PhysicalHeader header;
+  header.codec = codec->tag();
+  std::unique_ptr<IntegrityFile> integrity;
+  uint64_t stamp = 0;
+  absl::Status created = [&]() -> absl::Status {
+    // The reference's order: header, 0.chunk, dict.zr, sync; checksums.lx
+    // goes in before the sync. Until the typed layer writes store.zr, the
+    // directory is an unfinished creation that the next `Create` takes
+    // over.
+    integrity_format::StateSlot state;
+    state.epoch = 1;
+    state.meta = integrity_format::MetaBytesOf(header);
+    LOADERX_RETURN_IF_ERROR(files->meta().WriteAt(
+        0, absl::string_view(state.meta.data(), state.meta.size())));
+    LOADERX_RETURN_IF_ERROR(files->meta().Truncate(kHeaderBytes));
+    if (absl::StatusOr<uint64_t> now = files->meta().ModificationStamp();
+        now.ok()) {
+      stamp = *now;
+    }
+    state.meta_stamp = stamp;
+    LOADERX_RETURN_IF_ERROR(files->CreateChunk(0));
+    files->MarkChunkWritten(0);
+    const std::string dictionary_path =
+        files->PathOf(store_format::kDictionaryFile);
+    if (codec->uses_dictionary()) {
+      LOADERX_RETURN_IF_ERROR(WriteStringToFile(
+          vfs, dictionary_path, options.codec_options.dictionary,
+          /*sync=*/true));
+      state.dictionary_checksum = Checksum(options.codec_options.dictionary);
+    } else if (takeover) {
+      absl::Status removed = vfs.Remove(dictionary_path);
+      if (!removed.ok() && !absl::IsNotFound(removed)) return removed;
+    }
+    if (takeover) {
+      absl::Status removed = vfs.Remove(files->PathOf(kJournalFile));
+      if (!removed.ok() && !absl::IsNotFound(removed)) return removed;
+    }
+    // The directory sync below (0.chunk is new) covers its entry too.
+    LOADERX_ASSIGN_OR_RETURN(
+        integrity,
+        IntegrityFile::Create(vfs, dir, state, /*sync_directory=*/false));
+    LOADERX_RETURN_IF_ERROR(
+        integrity->WriteSeal({false, state.meta, state.meta, stamp}));
+    LOADERX_RETURN_IF_ERROR(
+        files->SyncWritten([&] { return integrity->Sync(); }));
+    // Each directory created here must be durable in its parent too.
+    for (const std::string& made : made_directories) {
+      const std::string parent = ParentDirectory(made);
+      LOADERX_RETURN_IF_ERROR(vfs.SyncDirectory(parent.empty() ? "." : parent));
+    }
+    return absl::OkStatus();
+  }();
+  if (!created.ok() && !takeover) {
+    // Leave nothing behind. Best effort: the creation error is what the
+    // caller needs to see. (A takeover leaves what it found: still an
+    // unfinished creation, taken over again next time.)
+    files.reset();
+    integrity.reset();
+    const std::string leftovers[] = {
+        std::string(store_format::kHeaderFile),
+        std::string(store_format::kDictionaryFile),
+        store_format::ChunkFileName(0),
+        std::string(integrity_format::kIntegrityFile)};
+    for (const std::string& name : leftovers) {
+      (void)vfs.Remove(JoinPath(dir, name));
+    }
+    for (auto it = made_directories.rbegin(); it != made_directories.rend();
+         ++it) {
+      (void)vfs.RemoveDirectory(*it);
+    }
+  }
+  LOADERX_RETURN_IF_ERROR(created);
+  std::unique_ptr<RecordEngine> engine(
+      new RecordEngine(std::move(files), std::move(codec), std::move(integrity),
+                       options, header));
+  engine->epoch_ = 1;
+  engine->trusted_ = true;
+  engine->meta_stamp_ = stamp;
+  engine->last_written_ = integrity_format::MetaBytesOf(header);
+  return engine;
+}
+
+}  // namespace loaderx
