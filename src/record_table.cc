@@ -12,14 +12,13 @@ namespace loaderx {
 namespace {
 
 using store_format::kChunkCapacity;
-using store_format::kMaxRecordBytes;
 using store_format::kRecordLocBytes;
 using store_format::RecordLoc;
 
 std::string Describe(uint64_t index, const RecordLoc& loc) {
-  return absl::StrCat("record ", index, " (chunk ", loc.chunk_id, ", offset ",
-                      loc.offset, ", ", loc.phys_length, " bytes stored, ",
-                      loc.logic_length, " decoded)");
+  return absl::StrCat("record-table entry ", index, " (chunk ", loc.chunk_id,
+                      ", offset ", loc.offset, ", ", loc.phys_length,
+                      " bytes stored, ", loc.logic_length, " decoded)");
 }
 
 }  // namespace
@@ -60,26 +59,20 @@ absl::Status CheckRecordLoc(uint64_t index, const RecordLoc& loc,
                                             Describe(index, loc), " ", why,
                                             " (damaged record table)"));
   };
-  if (loc.phys_length == 0 || loc.logic_length == 0) {
-    return damaged("is empty");
-  }
-  if (loc.logic_length > kMaxRecordBytes) {
-    return damaged("is larger than a record can be (2^31 bytes)");
+  // The format's own rules first (the reference's checks).
+  store_format::PhysicalHeader frontier;
+  frontier.tail_chunk = bounds.tail_chunk;
+  frontier.tail_offset = bounds.tail_offset;
+  if (absl::Status valid = store_format::CheckRecordLoc(
+          loc, index, frontier, bounds.chunk_sizes.size());
+      !valid.ok()) {
+    return absl::Status(valid.code(),
+                        absl::StrCat(bounds.directory, ": ", valid.message()));
   }
   const uint64_t end = uint64_t{loc.offset} + loc.phys_length;
-  if (end > kChunkCapacity) return damaged("runs past a chunk's 2^32 bytes");
-  if (loc.chunk_id > bounds.tail_chunk) {
-    return damaged(absl::StrCat("lies in a chunk past the store's last (",
-                                bounds.tail_chunk, ")"));
-  }
   if (end > bounds.chunk_sizes[loc.chunk_id]) {
     return damaged(absl::StrCat("runs past the end of its chunk file (",
                                 bounds.chunk_sizes[loc.chunk_id], " bytes)"));
-  }
-  if (loc.chunk_id == bounds.tail_chunk && end > bounds.tail_offset) {
-    return damaged(absl::StrCat("lies past the committed frontier (chunk ",
-                                bounds.tail_chunk, ", offset ",
-                                bounds.tail_offset, ")"));
   }
   const Codec& codec = *bounds.codec;
   if (codec.stores_verbatim()

@@ -35,10 +35,11 @@ absl::StatusOr<TableBounds> MeasureChunks(
     const std::function<absl::StatusOr<const VfsFile*>(uint64_t)>& chunks,
     const Codec& codec);
 
-// OK if entry `index` is a record the store can hold: nonempty, at most
-// 2^31 bytes decoded and no more than its frame can decode to (raw: exactly
-// its stored size), inside an existing chunk and that chunk's file, and
-// below the committed frontier. DataLoss naming the record otherwise.
+// OK if entry `index` is a record the store can hold: the format's rules
+// (`store_format::CheckRecordLoc`: nonempty, at most 2^31 bytes decoded, in
+// an existing chunk's range, below the committed frontier), and also inside
+// its chunk's file and no more than its frame can decode to (raw: exactly
+// its stored size). DataLoss naming the directory and the record otherwise.
 absl::Status CheckRecordLoc(uint64_t index, const store_format::RecordLoc& loc,
                             const TableBounds& bounds);
 

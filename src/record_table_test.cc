@@ -35,7 +35,8 @@ void ExpectRefused(const RecordLoc& loc, const TableBounds& bounds,
                    absl::string_view why) {
   absl::Status status = CheckRecordLoc(7, loc, bounds);
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
-  EXPECT_THAT(status.message(), HasSubstr("record 7"));
+  EXPECT_THAT(status.message(), HasSubstr("/s: "));
+  EXPECT_THAT(status.message(), HasSubstr("entry 7 ("));
   EXPECT_THAT(status.message(), HasSubstr(why));
 }
 
@@ -44,12 +45,12 @@ TEST(RecordTableTest, RawEntriesMustFitTheirChunkAndTheFrontier) {
   const TableBounds bounds = Bounds(*raw);
   EXPECT_OK(CheckRecordLoc(7, {990, 10, 10, 0}, bounds));
   EXPECT_OK(CheckRecordLoc(7, {0, 500, 500, 1}, bounds));
-  ExpectRefused({0, 0, 0, 0}, bounds, "empty");
+  ExpectRefused({0, 0, 0, 0}, bounds, "stores no bytes");
   ExpectRefused({995, 10, 10, 0}, bounds, "end of its chunk file");
-  ExpectRefused({0, 10, 10, 2}, bounds, "past the store's last");
+  ExpectRefused({0, 10, 10, 2}, bounds, "missing chunk");
   ExpectRefused({495, 10, 10, 1}, bounds, "committed frontier");
   ExpectRefused({0, 10, 11, 0}, bounds, "decodes to more");
-  ExpectRefused({4294967290u, 10, 10, 0}, bounds, "2^32");
+  ExpectRefused({4294967290u, 10, 10, 0}, bounds, "range");
 }
 
 TEST(RecordTableTest, CompressedEntriesCannotClaimMoreThanAFrameHolds) {
@@ -58,7 +59,7 @@ TEST(RecordTableTest, CompressedEntriesCannotClaimMoreThanAFrameHolds) {
   EXPECT_OK(CheckRecordLoc(7, {0, 100, 100000, 0}, bounds));
   ExpectRefused({0, 5, 1, 0}, bounds, "decodes to more");
   ExpectRefused({0, 100, 1u << 30, 0}, bounds, "decodes to more");
-  ExpectRefused({0, 100, (1u << 31) + 1, 0}, bounds, "2^31");
+  ExpectRefused({0, 100, (1u << 31) + 1, 0}, bounds, "impossible size");
 }
 
 class ScanTest : public testing::TestWithParam<bool> {

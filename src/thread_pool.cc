@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "loaderx/error_code.h"
 
 namespace loaderx {
 namespace {
@@ -95,8 +96,10 @@ absl::Status ThreadPool::TryParallelFor(
   try {
     ParallelFor(shards, [&](int shard) { results[shard] = body(shard); });
   } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError(
-        "out of memory in a parallel task (std::bad_alloc)");
+    return WithErrorCode(
+        absl::ResourceExhaustedError(
+            "out of memory in a parallel task (std::bad_alloc)"),
+        ErrorCode::kOutOfMemory);
   } catch (const std::exception& e) {
     return absl::InternalError(
         absl::StrCat("a parallel task threw: ", e.what()));

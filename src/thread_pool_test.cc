@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "loaderx/error_code.h"
 #include "tests/status_testing.h"
 
 namespace loaderx {
@@ -93,6 +94,9 @@ TEST(ThreadPoolTest, TryParallelForTurnsExceptionsIntoStatuses) {
                                            return absl::OkStatus();
                                          }),
                      absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(ErrorCodeOf(pool.TryParallelFor(
+                8, [](int) -> absl::Status { throw std::bad_alloc(); })),
+            ErrorCode::kOutOfMemory);
   EXPECT_STATUS_CODE(pool.TryParallelFor(8,
                                          [](int shard) -> absl::Status {
                                            if (shard == 6) {

@@ -248,13 +248,13 @@ TEST_P(DamagedStoreTest, AnEntryPastItsChunk) {
   ASSERT_OK_AND_ASSIGN(auto loc, files.Loc(3));
   loc.offset += 100000;
   ASSERT_OK(files.WriteLoc(3, loc));
-  ExpectDataLoss("record 3");
+  ExpectDataLoss("entry 3 ");
 }
 
 TEST_P(DamagedStoreTest, AZeroedEntry) {
   ForeignWriter files(*vfs_, kStore);
   ASSERT_OK(files.WriteLoc(5, {}));
-  ExpectDataLoss("record 5");
+  ExpectDataLoss("entry 5 ");
 }
 
 TEST_P(DamagedStoreTest, AHugeLengthIsRefusedBeforeAnythingIsAllocated) {

@@ -51,8 +51,9 @@ class ThreadPool {
 
   // The same for shards that report a status: returns the first failed
   // shard's status (by shard number) once all have finished. An exception
-  // from a shard becomes a status: ResourceExhausted for `std::bad_alloc`,
-  // Internal for anything else. Never throws.
+  // from a shard becomes a status: ResourceExhausted for `std::bad_alloc`
+  // (with `ErrorCode::kOutOfMemory`), Internal for anything else. Never
+  // throws.
   absl::Status TryParallelFor(int shards,
                               const std::function<absl::Status(int)>& body);
 
