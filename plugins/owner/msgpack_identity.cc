@@ -1,5 +1,6 @@
 #include "plugins/owner/msgpack_identity.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <msgpack.hpp>
 #include <set>
@@ -168,10 +169,13 @@ std::string Encode(const TypeIdentity& identity, bool with_item_shape) {
 absl::StatusOr<TypeIdentity> Decode(absl::string_view bytes,
                                     bool with_item_shape) {
   // Each level of a structured dtype is two arrays deep (fields, field).
-  const msgpack::unpack_limit limit(
-      /*array=*/0xffffffff, /*map=*/0xffffffff, /*str=*/0xffffffff,
-      /*bin=*/0xffffffff, /*ext=*/0xffffffff,
-      /*depth=*/2 * kMaxDTypeDepth + 4);
+  // Every element, pair and byte takes at least a byte of input, so no
+  // declared size may exceed the input's: msgpack-c allocates an array's
+  // declared size before reading its elements.
+  const size_t most = std::min<size_t>(bytes.size(), 0xffffffff);
+  const msgpack::unpack_limit limit(/*array=*/most, /*map=*/most, /*str=*/most,
+                                    /*bin=*/most, /*ext=*/most,
+                                    /*depth=*/2 * kMaxDTypeDepth + 4);
   // msgpack-c reports malformed input by throwing; nothing else here does.
   try {
     size_t offset = 0;
