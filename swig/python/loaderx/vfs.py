@@ -65,5 +65,10 @@ class Vfs:
         """
         return self._fs.lock(os.fspath(path))
 
+    def __reduce__(self):
+        # By name: unpickling creates the registered filesystem of that
+        # name, which for an in-memory one is a new, empty filesystem.
+        return (Vfs, (self.name,))
+
     def __repr__(self):
         return f"Vfs({self.name!r})"

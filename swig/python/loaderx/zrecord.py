@@ -27,8 +27,9 @@ range is code -3 and IndexError, a store held elsewhere is -14 and
 BlockingIOError (see `loaderx.errors`).
 
 Beyond 1.7.7: `vfs=` (any registered filesystem), `close(sync=False)`,
-`__repr__`, and dtypes (structured ones with padding included) that come
-back exactly as they were written.
+`__repr__`, dtypes (structured ones with padding included) that come
+back exactly as they were written, and pickling by path (a store sent to
+another process reopens there; see `_Store.__reduce__`).
 """
 
 import math
@@ -146,11 +147,17 @@ def _request(dtype, item_shape, codec, dict_bytes):
     return request
 
 
+def _reopen(store_type, path, vfs):
+    """Unpickles a store: opens the one at `path` (never creates one)."""
+    return store_type(path, vfs=vfs)
+
+
 class _Store:
-    """What both stores share: opening, maintenance and lifetime."""
+    """What both stores share: opening, maintenance, lifetime, pickling."""
 
     def __init__(self, handle_type, path, request, vfs):
         self._path = pathlib.Path(path)
+        self._vfs = vfs  # As given: None is the default filesystem.
         self._closed = True  # Until the native store exists.
         self._native = handle_type(_resolve_vfs(vfs)._fs, os.fspath(path),
                                    request)
@@ -218,6 +225,16 @@ class _Store:
                 self._native.sync()
         finally:
             self._native.close()
+
+    def __reduce__(self):
+        """Pickles by path: unpickling (in a spawned worker, say) opens the
+        store at the same path, on a filesystem of the same name, read-write.
+        The process that unpickles then holds the store's lock, so the
+        pickling one must have closed its handle (else StoreBusyError, code
+        -14), and one process at a time can hold it. A filesystem that lives
+        in one process's memory ("memory", "fault") is a new, empty one
+        there, so the store is not found."""
+        return (_reopen, (type(self), os.fspath(self._path), self._vfs))
 
     def __enter__(self):
         return self
