@@ -125,6 +125,15 @@ def test_engine_errors_arrive_as_python_exceptions(tmp_path):
         assert busy.value.code == -14 and isinstance(busy.value, BlockingIOError)
 
 
+def test_the_typed_api_runs(tmp_path):
+    sys.path.insert(0, str(pathlib.Path(__file__).parent))
+    try:
+        typed_usage = importlib.import_module("typed_usage")
+    finally:
+        sys.path.pop(0)
+    typed_usage.use_the_api(tmp_path)
+
+
 def _read_in_child(pickled, queue):
     store = pickle.loads(pickled)
     queue.put((len(store), store[len(store) - 1].tolist()))

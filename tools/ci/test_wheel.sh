@@ -9,14 +9,16 @@
 #   numpyN-*       for numpy 1.x and 2.x: a fresh venv of a second CPython
 #                  3.11 build (pyenv's), the wheel installed into it, the
 #                  quick start (tools/examples/quickstart.py) and the checks
-#                  of tests/wheel/installed_test.py (pytest) run there
+#                  of tests/wheel/installed_test.py (pytest) run there, and
+#                  `mypy --strict` (from PyPI) checks tests/wheel/
+#                  typed_usage.py against the installed package
 #   pip-install    `pip install .` from the clone into a fresh venv of
 #                  Debian's python3, then the same checks
 #
 # The second interpreter is $LOADERX_SECOND_PYTHON, else the newest pyenv
 # 3.11 (${PYENV_ROOT:-~/.pyenv}/versions/3.11.*), else another python3.11
 # on PATH; without one the suite fails saying so. What comes from PyPI
-# (build, auditwheel; numpy and pytest as wheels) is kept in
+# (build, auditwheel, mypy; numpy and pytest as wheels) is kept in
 # $LOADERX_CACHE/wheel (default /var/tmp/loaderx-cache), fetched once;
 # the venvs the wheel goes into are new every run. The closing line is
 # count_test_cases.py's `wheel: N passed, M failed`, also added to TALLY.
@@ -82,7 +84,7 @@ make_wheelhouse() {
   done
 }
 
-TOOLS=("build>=1.2,<2" "auditwheel>=6,<7")
+TOOLS=("build>=1.2,<2" "auditwheel>=6,<7" "mypy>=1.8,<3")
 WHEELHOUSE=("numpy>=1.23,<2" "numpy>=2,<3" "pytest>=7")
 # Named by what they hold, so a change of requirements makes new ones.
 tools="$cache/tools-$(echo "$first_python ${TOOLS[*]}" | sha256sum | head -c 12)"
@@ -127,10 +129,20 @@ audit_wheel() {
   }
 }
 
-# A fresh venv of $2 at $1 with numpy of major $3 and pytest.
+# A fresh venv of $2 at $1 with numpy of major $3 and pytest. `pip`
+# (with `--pip`) is its own; otherwise the tools' pip installs into it,
+# which saves seconds per venv.
 fresh_venv() {
-  "$2" -m venv "$1"
-  "$1/bin/pip" install -q --no-index --find-links "$wheelhouse" "numpy>=$3,<$(($3 + 1))" pytest
+  local pip
+  if [[ "${4:-}" == --pip ]]; then
+    "$2" -m venv "$1"
+    pip=("$1/bin/pip")
+  else
+    "$2" -m venv --without-pip "$1"
+    pip=("$tools/bin/pip" --python "$1/bin/python")
+  fi
+  "${pip[@]}" install -q --no-compile --no-index --find-links "$wheelhouse" \
+    "numpy>=$3,<$(($3 + 1))" pytest
 }
 
 # The checks, run from outside the source tree so that `loaderx` is the
@@ -145,7 +157,8 @@ installed_checks() {
 
 install_wheel() {
   fresh_venv "$work/venv-numpy$numpy" "$(cat "$work/second")" "$numpy"
-  "$work/venv-numpy$numpy/bin/pip" install --no-index "$(ls "$work/dist"/*.whl)"
+  "$tools/bin/pip" --python "$work/venv-numpy$numpy/bin/python" install --no-index \
+    "$(ls "$work/dist"/*.whl)"
 }
 
 quickstart() {
@@ -157,8 +170,15 @@ checks() {
   installed_checks "$work/venv-numpy$numpy" "$numpy" "numpy$numpy"
 }
 
+# The public API's annotations, as typed code sees them (py.typed).
+typing_check() {
+  cd "$work"
+  "$tools/bin/mypy" --strict --cache-dir "$cache/mypy-cache" \
+    --python-executable "$work/venv-numpy$numpy/bin/python" "$root/tests/wheel/typed_usage.py"
+}
+
 pip_install_dot() {
-  fresh_venv "$work/venv-pip" "$first_python" 2
+  fresh_venv "$work/venv-pip" "$first_python" 2 --pip
   "$work/venv-pip/bin/pip" install .
   installed_checks "$work/venv-pip" 2 pip-install
 }
@@ -173,6 +193,7 @@ if ((case_failed == 0)); then
     ((case_failed)) && continue
     run_case wheel "numpy$numpy-quickstart" quickstart
     run_case wheel "numpy$numpy-checks" checks
+    run_case wheel "numpy$numpy-typing" typing_check
   done
   run_case wheel pip-install pip_install_dot
 fi
