@@ -111,8 +111,13 @@ pypi_cache() {
   ls "$tools/bin" "$wheelhouse"
 }
 
+# As README.md has it (into dist/), then moved to the scratch directory.
 build_wheel() {
-  "$tools/bin/python" -m build --wheel --outdir "$work/dist" .
+  local name
+  "$tools/bin/python" -m build --wheel 2>&1 | tee "$work/build.out"
+  name=$(sed -n 's/^Successfully built //p' "$work/build.out")
+  mv "dist/$name" "$work/dist/"
+  rmdir dist 2>/dev/null || true
   ls "$work/dist"/loaderx_cpp-"$version"-cp311-cp311-manylinux_*_x86_64.whl
 }
 
