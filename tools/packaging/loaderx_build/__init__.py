@@ -203,9 +203,10 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
                         _package_files(built), _dist_info(), _metadata(), tag,
                         generator=f"loaderx_build {_version()}")
     if os.path.exists(os.path.join(_ROOT, "PKG-INFO")):
-        # An unpacked sdist in a temporary directory: its Bazel server
-        # would idle on for hours.
-        subprocess.run([bazel.binary, "shutdown"], cwd=_ROOT, check=False)
+        # An unpacked sdist, in a temporary directory: nothing would use its
+        # Bazel server (idle for hours) or output base again.
+        subprocess.run([bazel.binary, "clean", "--expunge"], cwd=_ROOT,
+                       check=False)
     _log(f"wrote {name}")
     return name
 
