@@ -103,9 +103,11 @@ find_interpreters() {
   echo "$second" >"$work/second"
 }
 
-# What comes from PyPI, into the cache (once).
+# What comes from PyPI, into the cache (once; concurrent runs wait here).
 pypi_cache() {
   second=$(cat "$work/second")
+  exec 8>"$cache/.lock"
+  flock 8
   cached "$tools" make_tools_venv
   cached "$wheelhouse" make_wheelhouse
   ls "$tools/bin" "$wheelhouse"
@@ -178,7 +180,7 @@ checks() {
 # The public API's annotations, as typed code sees them (py.typed).
 typing_check() {
   cd "$work"
-  "$tools/bin/mypy" --strict --cache-dir "$cache/mypy-cache" \
+  "$tools/bin/mypy" --strict --cache-dir "$work/mypy-cache-$numpy" \
     --python-executable "$work/venv-numpy$numpy/bin/python" "$root/tests/wheel/typed_usage.py"
 }
 
