@@ -39,7 +39,8 @@ import tomllib  # noqa: E402 (after the version check)
 from loaderx_build import archive, elf  # noqa: E402
 
 # This file is tools/packaging/loaderx_build/__init__.py.
-_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+_ROOT = os.path.abspath(
+    os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 _PACKAGE_SOURCES = os.path.join(_ROOT, "swig", "python", "loaderx")
 _EXTENSION = "//swig:python/loaderx/_loaderx_native.so"
 _BUILT_FILES = ("loaderx_native.py", "_loaderx_native.so")
@@ -103,8 +104,9 @@ class _Bazel:
                 stdout=subprocess.PIPE if capture else sys.stderr)
         except FileNotFoundError:
             raise RuntimeError(
-                f"{self.binary} not found: run `bash tools/ci/install_deps.sh` "
-                "(Debian's bazel-bootstrap and the build dependencies)") from None
+                f"{self.binary} not found: run `bash "
+                "tools/ci/install_deps.sh` (Debian's bazel-bootstrap and the "
+                "build dependencies)") from None
         return result.stdout
 
 
@@ -124,24 +126,27 @@ def _static_libraries(bazel):
     they need in turn (`pkg-config --static`, as shared libraries would
     bring it in), glibc's aside; and libstdc++, which the C++ toolchain
     links."""
-    rules = bazel.run("cquery", f'filter("^@system_libs//", deps({_EXTENSION}))',
-                      "--output=build", capture=True)
-    direct = sorted(set(re.findall(r'"-l([^"]+)"', rules)) - _DYNAMIC_LIBRARIES)
+    rules = bazel.run(
+        "cquery", f'filter("^@system_libs//", deps({_EXTENSION}))',
+        "--output=build", capture=True)
+    direct = sorted(
+        set(re.findall(r'"-l([^"]+)"', rules)) - _DYNAMIC_LIBRARIES)
     flags = subprocess.run(
         ["pkg-config", "--static", "--libs-only-l",
          *map(_pkg_config_module, direct)],
         check=True, capture_output=True, text=True).stdout.split()
+    # Each library once, at its last place: after everything that needs it.
     closure = []
-    for flag in flags:
+    for flag in reversed(flags):
         name = flag[2:]
         if name not in _DYNAMIC_LIBRARIES and name not in closure:
-            closure.append(name)
+            closure.insert(0, name)
     return closure + ["stdc++"]
 
 
 def _build_extension():
-    """Builds the extension and returns (bazel-bin's package directory,
-    glibc version the extension needs)."""
+    """Builds the extension and returns bazel-bin's package directory, the
+    glibc version (major, minor) the extension needs, and the `_Bazel`."""
     bazel = _Bazel()
     libraries = _static_libraries(bazel)
     _log(f"static archives for -l{' -l'.join(libraries)}")

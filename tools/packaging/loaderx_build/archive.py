@@ -102,7 +102,8 @@ def write_sdist(path, root, sources, top, pkg_info):
 
     with open(path, "wb") as raw, \
             gzip.GzipFile(fileobj=raw, mode="wb", mtime=_epoch()) as zipped, \
-            tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            tarfile.open(fileobj=zipped, mode="w",
+                         format=tarfile.PAX_FORMAT) as tar:
         add(tar, "PKG-INFO", pkg_info.encode(), 0o644)
         for name in sorted(sources):
             full = os.path.join(root, name)
