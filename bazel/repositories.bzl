@@ -6,10 +6,12 @@ download `rules_cc`, `rules_java`, `platforms`, `bazel_skylib` and
 Debian's rule packages where they work with Bazel 4, small stand-ins under
 `bazel/` where they do not. System libraries come from `/usr` through
 `bazel/system_libs.BUILD`; `python_headers` asks the interpreter for its
-include directory.
+include directory. The Windows build's dependencies are compiled from
+Debian's sources (`bazel/mingw/repositories.bzl`).
 """
 
 load("//bazel:python_headers.bzl", "python_headers_repository")
+load("//bazel/mingw:repositories.bzl", "loaderx_mingw_repositories")
 
 def loaderx_repositories():
     native.local_repository(
@@ -46,6 +48,9 @@ def loaderx_repositories():
 
     python_headers_repository(name = "python_headers")
     loaderx_jdk_repository()
+
+    # Windows only: the dependencies built from source with MinGW-w64.
+    loaderx_mingw_repositories()
 
 def loaderx_jdk_repository():
     """The JDK's JNI headers, for the Java binding's native library."""
