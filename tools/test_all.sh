@@ -38,6 +38,7 @@ run_suite() {
 }
 
 run_suite all
+bash tools/ci/test_windows.sh "$tally" || status=1  # MinGW build, under Wine
 if [[ "${LOADERX_SANITIZERS:-1}" != 0 ]]; then
   # The Python and Java tests are tagged no_sanitizer (see .bazelrc).
   run_suite cpp-asan-ubsan --config=asan --config=ubsan
