@@ -8,10 +8,11 @@ Windows. The toolchain declares no dynamic linker, so Bazel links every
 library statically. Bazel's legacy features supply the rest (include paths,
 defines, dependency files, archiving).
 
-Compilation modes: `fastbuild` (the default, what the Windows tests build
-with) is `-O1` without debug information, which keeps the cold build of the
-dependencies short while zstd's level-19 compression in the codec tests
-still runs at a useful speed; `opt` is `-O2 -DNDEBUG`; `dbg` is `-O0 -g`.
+Compilation modes: `fastbuild` (the default) is `-O1` without debug
+information, `opt` is `-O2 -DNDEBUG`, `dbg` is `-O0 -g`. The Windows test
+pass (`--config=mingw_test`) compiles loaderx's own code at `-O0`, which
+compiles fastest, and keeps the dependencies at `-O1`, which zstd's
+level-19 compression in the codec tests needs.
 """
 
 load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "ACTION_NAMES")

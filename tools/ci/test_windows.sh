@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Windows pass: builds the Windows test executables with MinGW-w64
-# (`--config=mingw`), runs each under Wine with a gtest XML report, runs the
-# cross-platform store test between the Linux and the Windows build, and
-# counts the reports (tools/ci/count_test_cases.py --xml-dir).
+# (`--config=mingw_test`, see .bazelrc), runs each under Wine with a gtest
+# XML report, runs the cross-platform store test between the Linux and the
+# Windows build, and counts the reports (tools/ci/count_test_cases.py
+# --xml-dir).
 #
 #   bash tools/ci/test_windows.sh [TALLY]
 #
@@ -51,10 +52,10 @@ disk_cache="$cache/bazel-disk-cache"
 mkdir -p "$disk_cache"
 find "$disk_cache" -type f -atime +30 -delete 2>/dev/null || true
 
-bazel build "${BAZEL_FLAGS[@]}" --config=mingw --disk_cache="$disk_cache" \
+bazel build "${BAZEL_FLAGS[@]}" --config=mingw_test --disk_cache="$disk_cache" \
   "${WINDOWS_TESTS[@]}" "$CROSS_TEST"
 bazel build "${BAZEL_FLAGS[@]}" "$CROSS_TEST"
-windows_bin=$(bazel info --config=mingw bazel-bin)
+windows_bin=$(bazel info --config=mingw_test bazel-bin)
 linux_bin=$(bazel info bazel-bin)
 
 work=$(mktemp -d)
