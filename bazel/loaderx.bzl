@@ -1,8 +1,8 @@
 """Wrappers around the C++ rules: compiler flags live here and nowhere else.
 
-Every loaderx target is built as C++20 with `-Wall -Wextra -Werror`. System
-headers are exempt from the warnings because they come through the compiler's
-default (system) search path.
+Every loaderx target is built as C++20 with `-Wall -Wextra -Werror` (`-Werror`
+only in loaderx's own workspace). System headers are exempt from the warnings
+because they come through the compiler's default (system) search path.
 """
 
 LOADERX_COPTS = [
@@ -13,20 +13,27 @@ LOADERX_COPTS = [
     "-Wno-unused-parameter",
 ]
 
+def _copts():
+    # Warnings fail the build in loaderx's own workspace only: a workspace
+    # that uses loaderx may build it with a compiler that warns about more.
+    if native.repository_name() == "@":
+        return LOADERX_COPTS
+    return [copt for copt in LOADERX_COPTS if copt != "-Werror"]
+
 def _merge(kwargs, key, values):
     kwargs[key] = values + kwargs.pop(key, [])
 
 def loaderx_cc_library(name, **kwargs):
-    _merge(kwargs, "copts", LOADERX_COPTS)
+    _merge(kwargs, "copts", _copts())
     native.cc_library(name = name, **kwargs)
 
 def loaderx_cc_binary(name, **kwargs):
-    _merge(kwargs, "copts", LOADERX_COPTS)
+    _merge(kwargs, "copts", _copts())
     native.cc_binary(name = name, **kwargs)
 
 def loaderx_cc_test(name, deps = [], **kwargs):
     """A gtest binary: links gtest and gtest_main unless `main = False`."""
-    _merge(kwargs, "copts", LOADERX_COPTS)
+    _merge(kwargs, "copts", _copts())
     if kwargs.pop("main", True):
         deps = deps + ["@system_libs//:gtest_main"]
     kwargs.setdefault("size", "small")

@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "loaderx/spi/status_macros.h"
 #include "src/record_engine.h"
-#include "src/status_macros.h"
 #include "src/typed_store.h"
 
 namespace loaderx {

@@ -1,4 +1,4 @@
-#include "src/dtype.h"
+#include "loaderx/spi/dtype.h"
 
 #include <cstdint>
 

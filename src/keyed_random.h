@@ -1,20 +1,17 @@
-// Counter-based randomness for the sampler: every stream is a pure function
-// of a (seed, stream) key, so any step's batch can be recomputed without
-// replaying the ones before it.
+// Counter-based randomness for the sampler's keyed IID mode
+// (`SamplerMode::kIidKeyed`, a loaderx addition that 1.7.7 does not have):
+// every stream is a pure function of a (seed, stream) key, so any step's
+// batch can be recomputed without replaying the ones before it. Not used by
+// the reference-compatible modes (see `sfc64.h` and `mix64.h`).
 
 #ifndef LOADERX_SRC_KEYED_RANDOM_H_
 #define LOADERX_SRC_KEYED_RANDOM_H_
 
 #include <cstdint>
 
-namespace loaderx {
+#include "src/mix64.h"
 
-// SplitMix64's finaliser: a bijective 64-bit mix with full avalanche.
-inline uint64_t Mix64(uint64_t x) {
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
+namespace loaderx {
 
 // A xoshiro256** generator whose state is derived from (seed, stream) with
 // SplitMix64, so distinct keys give independent-looking streams.

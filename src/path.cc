@@ -1,4 +1,4 @@
-#include "src/path.h"
+#include "loaderx/spi/path.h"
 
 #include <string>
 

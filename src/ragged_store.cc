@@ -7,10 +7,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "loaderx/spi/little_endian.h"
+#include "loaderx/spi/status_macros.h"
 #include "src/index_check.h"
-#include "src/little_endian.h"
 #include "src/record_engine.h"
-#include "src/status_macros.h"
 #include "src/typed_store.h"
 
 namespace loaderx {

@@ -12,9 +12,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "loaderx/codec_registry.h"
+#include "loaderx/spi/path.h"
+#include "loaderx/spi/status_macros.h"
 #include "src/index_check.h"
-#include "src/path.h"
-#include "src/status_macros.h"
 
 namespace loaderx {
 namespace {
@@ -27,13 +27,6 @@ using store_format::OffsetInSegment;
 using store_format::PhysicalHeader;
 using store_format::RecordLoc;
 using store_format::SegmentOf;
-
-int WorkerThreads(int requested) {
-  const int threads =
-      requested > 0 ? requested
-                    : static_cast<int>(std::thread::hardware_concurrency());
-  return std::max(threads, 1) - 1;  // The calling thread is one of them.
-}
 
 // Shards for `count` items: enough to use every thread, none too small to
 // be worth handing over.
@@ -56,11 +49,13 @@ absl::Status CheckRecordSize(uint64_t size, uint64_t index) {
 }
 
 // Loads a store's codec: its tag from the header, its dictionary from
-// dict.zr when present. A dictionary where the codec takes none, or none
-// where it needs one, is a damaged store.
+// dict.zr when present, and `level` for this handle's appends (0: the
+// codec's default). A dictionary where the codec takes none, or none where
+// it needs one, is a damaged store; a level the codec refuses is the
+// caller's mistake.
 absl::StatusOr<std::unique_ptr<Codec>> LoadCodec(Vfs& vfs,
                                                  const std::string& directory,
-                                                 uint8_t tag) {
+                                                 uint8_t tag, int level) {
   const std::string dictionary_path =
       JoinPath(directory, store_format::kDictionaryFile);
   CodecOptions options;
@@ -76,7 +71,9 @@ absl::StatusOr<std::unique_ptr<Codec>> LoadCodec(Vfs& vfs,
                      has_dictionary ? ", with" : ", without",
                      " dict.zr): ", codec.status().message()));
   }
-  return codec;
+  if (level == 0) return codec;
+  options.level = level;
+  return CreateCodecByTag(tag, options);
 }
 
 }  // namespace
@@ -87,11 +84,12 @@ RecordEngine::RecordEngine(std::unique_ptr<StoreFiles> files,
                            const PhysicalHeader& header)
     : files_(std::move(files)),
       codec_(std::move(codec)),
-      raw_(codec_->tag() == static_cast<uint8_t>(CodecTag::kRaw)),
+      raw_(codec_->stores_verbatim()),
       flush_bytes_(std::max<uint64_t>(options.flush_bytes, 1)),
       chunk_capacity_(
           std::clamp<uint64_t>(options.chunk_capacity, 1, kChunkCapacity - 1)),
-      pool_(WorkerThreads(options.threads)),
+      pool_(options.thread_pool != nullptr ? options.thread_pool
+                                           : DefaultThreadPool()),
       header_(header),
       length_(header.length) {}
 
@@ -177,8 +175,9 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Open(
   LOADERX_RETURN_IF_ERROR((*meta)->ReadAt(0, absl::MakeSpan(bytes)));
   LOADERX_ASSIGN_OR_RETURN(PhysicalHeader header,
                            store_format::DecodeHeader(bytes, meta_path));
-  LOADERX_ASSIGN_OR_RETURN(std::unique_ptr<Codec> codec,
-                           LoadCodec(vfs, dir, header.codec));
+  LOADERX_ASSIGN_OR_RETURN(
+      std::unique_ptr<Codec> codec,
+      LoadCodec(vfs, dir, header.codec, options.codec_options.level));
 
   auto files = std::make_unique<StoreFiles>(vfs, dir, *std::move(meta));
   for (uint64_t chunk = 0; chunk <= header.tail_chunk; ++chunk) {
@@ -252,9 +251,9 @@ absl::StatusOr<std::vector<RecordEngine::Frame>> RecordEngine::Encode(
     return frames;
   }
   // Each shard compresses a contiguous block with one reused context.
-  const int shards = ShardsFor(records.size(), pool_.concurrency(), 4);
+  const int shards = ShardsFor(records.size(), pool_->concurrency(), 4);
   std::vector<absl::Status> results(shards);
-  pool_.ParallelFor(shards, [&](int shard) {
+  pool_->ParallelFor(shards, [&](int shard) {
     const size_t begin = records.size() * shard / shards;
     const size_t end = records.size() * (shard + 1) / shards;
     absl::StatusOr<std::unique_ptr<CompressionContext>> context =
@@ -424,9 +423,9 @@ absl::Status RecordEngine::Gather(
   LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
   // Contiguous blocks per shard keep each worker's reads sequential in the
   // batch; each shard reuses one decompression context and staging buffer.
-  const int shards = ShardsFor(indices.size(), pool_.concurrency(), 8);
+  const int shards = ShardsFor(indices.size(), pool_->concurrency(), 8);
   std::vector<absl::Status> results(shards);
-  pool_.ParallelFor(shards, [&](int shard) {
+  pool_->ParallelFor(shards, [&](int shard) {
     const size_t begin = indices.size() * shard / shards;
     const size_t end = indices.size() * (shard + 1) / shards;
     std::unique_ptr<DecompressionContext> context;

@@ -44,10 +44,10 @@
 #include "absl/types/span.h"
 #include "loaderx/codec.h"
 #include "loaderx/store_options.h"
+#include "loaderx/thread_pool.h"
 #include "loaderx/vfs.h"
 #include "src/store_files.h"
 #include "src/store_format.h"
-#include "src/thread_pool.h"
 
 namespace loaderx {
 
@@ -58,8 +58,9 @@ struct RecordEngineOptions {
   // Raw appends pack contiguous records into vectored writes of at most
   // this many bytes (`tools/bench/vfs_write_benchmark.cc` measures why).
   uint64_t flush_bytes = 256 << 10;
-  // Threads for compression and gathers; 0 means one per core.
-  int threads = 0;
+  // The pool compression and gathers run on; null means the process's
+  // `DefaultThreadPool()`.
+  std::shared_ptr<ThreadPool> thread_pool;
   // Appends roll over to a new chunk file before one would grow past this
   // (at most 2^32 - 1, the 32-bit offset range). Smaller values only serve
   // tests; a record larger than it gets a chunk of its own.
@@ -76,7 +77,8 @@ class RecordEngine {
 
   // Opens the store in `directory`, validating its header, dictionary,
   // chunks and record table. `options.codec` and its dictionary are ignored:
-  // the store's own are used.
+  // the store's own are used (with `options.codec_options.level` for this
+  // handle's appends).
   static absl::StatusOr<std::unique_ptr<RecordEngine>> Open(
       Vfs& vfs, absl::string_view directory,
       const RecordEngineOptions& options = {});
@@ -178,7 +180,7 @@ class RecordEngine {
   const bool raw_;  // The codec stores records verbatim.
   const uint64_t flush_bytes_;
   const uint64_t chunk_capacity_;
-  mutable ThreadPool pool_;
+  const std::shared_ptr<ThreadPool> pool_;
 
   // Serialises appends, deletes and syncs (the single writer).
   std::mutex writer_mu_;

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "loaderx/spi/status_macros.h"
 #include "src/record_engine.h"
-#include "src/status_macros.h"
 
 namespace loaderx {
 namespace {

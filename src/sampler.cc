@@ -1,20 +1,17 @@
 #include "loaderx/sampler.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "src/feistel_permutation.h"
 #include "src/keyed_random.h"
+#include "src/mix64.h"
+#include "src/sfc64.h"
 
 namespace loaderx {
-namespace {
-
-// Separates the cyclic mode's key space from the IID mode's streams, so the
-// same seed does not give correlated choices in the two modes.
-constexpr uint64_t kCyclicDomain = 0x6379636C6963ULL;  // "cyclic"
-
-}  // namespace
 
 absl::StatusOr<Sampler> Sampler::Create(uint64_t length, uint64_t batch_size,
                                         SamplerMode mode, uint64_t seed) {
@@ -23,79 +20,137 @@ absl::StatusOr<Sampler> Sampler::Create(uint64_t length, uint64_t batch_size,
         absl::StrCat("sampler: length (", length, ") and batch size (",
                      batch_size, ") must both be positive"));
   }
-  if (length > (uint64_t{1} << 63)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "sampler: length ", length, " exceeds 2^63 (indices are int64)"));
-  }
   switch (mode) {
     case SamplerMode::kSequential:
     case SamplerMode::kIid:
-      break;
     case SamplerMode::kCyclic:
-      if (batch_size > length) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "sampler: a cyclic batch of ", batch_size,
-            " cannot be drawn without replacement from ", length, " indices"));
-      }
-      break;
-    default:
-      return absl::InvalidArgumentError(
-          absl::StrCat("sampler: unknown mode ", static_cast<int>(mode)));
+    case SamplerMode::kIidKeyed:
+      return Sampler(length, batch_size, mode, seed);
   }
-  return Sampler(length, batch_size, mode, seed);
+  return absl::InvalidArgumentError(absl::StrCat(
+      "sampler: unknown mode ", static_cast<int>(mode),
+      "; modes: 0 (sequential), 1 (iid), 2 (cyclic), 3 (iid_keyed)"));
 }
 
-absl::Status Sampler::Batch(uint64_t step, absl::Span<int64_t> out) const {
-  if (out.size() != batch_size_) {
+Sampler::Sampler(uint64_t length, uint64_t batch_size, SamplerMode mode,
+                 uint64_t seed)
+    : length_(length),
+      batch_size_(batch_size),
+      mode_(mode),
+      seed_(seed),
+      usable_(length >= batch_size ? length / batch_size * batch_size
+                                   : length) {
+  state_.generator = Sfc64(seed).ToWords();
+}
+
+uint64_t Sampler::batch_length() const {
+  return mode_ == SamplerMode::kCyclic ? std::min(batch_size_, length_)
+                                       : batch_size_;
+}
+
+uint64_t Sampler::batches_per_cycle() const {
+  // ceil(usable / batch_size), as 1.7.7 computes it: usable is a multiple
+  // of the batch size, or below it.
+  return usable_ / batch_size_ + (usable_ % batch_size_ != 0);
+}
+
+absl::Status Sampler::CheckDestination(absl::Span<uint64_t> out) const {
+  if (out.size() < batch_length()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("sampler: destination holds ", out.size(),
-                     " indices, the batch size is ", batch_size_));
+        absl::StrCat("sampler: the destination holds ", out.size(),
+                     " indices, a batch is ", batch_length()));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<size_t> Sampler::Next(absl::Span<uint64_t> out) {
+  if (absl::Status status = CheckDestination(out); !status.ok()) {
+    return status;
+  }
+  return FillBatch(state_, out);
+}
+
+absl::StatusOr<size_t> Sampler::Batch(uint64_t step,
+                                      absl::Span<uint64_t> out) const {
+  if (absl::Status status = CheckDestination(out); !status.ok()) {
+    return status;
+  }
+  State state = state_;
+  SeekState(state, step);
+  return FillBatch(state, out);
+}
+
+void Sampler::Seek(uint64_t step) { SeekState(state_, step); }
+
+void Sampler::SeekState(State& state, uint64_t step) const {
+  state.step = step;
   switch (mode_) {
     case SamplerMode::kSequential:
-      SequentialBatch(step, out);
-      break;
-    case SamplerMode::kIid:
-      IidBatch(step, out);
-      break;
-    case SamplerMode::kCyclic:
-      CyclicBatch(step, out);
-      break;
-  }
-  return absl::OkStatus();
-}
-
-absl::Status Sampler::Next(absl::Span<int64_t> out) {
-  if (absl::Status s = Batch(step_, out); !s.ok()) return s;
-  ++step_;
-  return absl::OkStatus();
-}
-
-void Sampler::SequentialBatch(uint64_t step, absl::Span<int64_t> out) const {
-  // (step * batch_size) mod length, without overflow for any step.
-  uint64_t index =
-      static_cast<uint64_t>(static_cast<unsigned __int128>(step % length_) *
-                            (batch_size_ % length_) % length_);
-  for (int64_t& slot : out) {
-    slot = static_cast<int64_t>(index);
-    if (++index == length_) index = 0;
+      state.cursor = step * batch_size_ % length_;  // step * B wraps.
+      return;
+    case SamplerMode::kIid: {
+      // 1.7.7 re-seeds and throws away step * B draws (wrapping). The same
+      // stream, so a forward seek can continue from where `state` is.
+      const uint64_t target = step * batch_size_;
+      Sfc64 random = Sfc64::FromWords(state.generator);
+      if (target < state.draws) {
+        random = Sfc64(seed_);
+        state.draws = 0;
+      }
+      random.DiscardDraws(length_, target - state.draws);
+      state.generator = random.ToWords();
+      state.draws = target;
+      return;
+    }
+    case SamplerMode::kCyclic: {
+      const uint64_t per_cycle = batches_per_cycle();
+      state.cycle = step / per_cycle;
+      state.cursor = step % per_cycle * batch_size_;
+      return;
+    }
+    case SamplerMode::kIidKeyed:
+      return;  // Every batch is keyed by its step alone.
   }
 }
 
-void Sampler::IidBatch(uint64_t step, absl::Span<int64_t> out) const {
-  KeyedRandom random(seed_, step);
-  for (int64_t& slot : out) slot = static_cast<int64_t>(random.Below(length_));
-}
-
-void Sampler::CyclicBatch(uint64_t step, absl::Span<int64_t> out) const {
-  const uint64_t per_cycle = batches_per_cycle();
-  const uint64_t cycle = step / per_cycle;
-  const FeistelPermutation permutation(
-      length_, KeyedRandom(seed_ ^ kCyclicDomain, cycle).Next());
-  uint64_t position = (step % per_cycle) * batch_size_;
-  for (int64_t& slot : out) {
-    slot = static_cast<int64_t>(permutation(position++));
+size_t Sampler::FillBatch(State& state, absl::Span<uint64_t> out) const {
+  size_t count = batch_size_;
+  switch (mode_) {
+    case SamplerMode::kSequential:
+      // Wrapping additions, as 1.7.7 (they matter only near 2^64).
+      for (size_t i = 0; i < count; ++i) {
+        out[i] = (state.cursor + i) % length_;
+      }
+      state.cursor = (state.cursor + batch_size_) % length_;
+      break;
+    case SamplerMode::kIid: {
+      Sfc64 random = Sfc64::FromWords(state.generator);
+      for (size_t i = 0; i < count; ++i) out[i] = random.UintLessThan(length_);
+      state.generator = random.ToWords();
+      state.draws += batch_size_;
+      break;
+    }
+    case SamplerMode::kCyclic: {
+      count = std::min(batch_size_, usable_ - state.cursor);
+      const FeistelPermutation permutation(length_, Mix(seed_, state.cycle, 0));
+      for (size_t i = 0; i < count; ++i) {
+        out[i] = permutation(state.cursor + i);
+      }
+      state.cursor += count;
+      if (state.cursor >= usable_) {
+        state.cursor = 0;
+        ++state.cycle;
+      }
+      break;
+    }
+    case SamplerMode::kIidKeyed: {
+      KeyedRandom random(seed_, state.step);
+      for (size_t i = 0; i < count; ++i) out[i] = random.Below(length_);
+      break;
+    }
   }
+  ++state.step;
+  return count;
 }
 
 }  // namespace loaderx

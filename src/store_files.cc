@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "src/path.h"
-#include "src/status_macros.h"
+#include "loaderx/spi/path.h"
+#include "loaderx/spi/status_macros.h"
 #include "src/store_format.h"
 
 namespace loaderx {

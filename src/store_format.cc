@@ -8,7 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "src/little_endian.h"
+#include "loaderx/spi/little_endian.h"
 
 namespace loaderx::store_format {
 namespace {

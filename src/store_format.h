@@ -38,6 +38,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "loaderx/spi/limits.h"
 
 namespace loaderx::store_format {
 
@@ -51,8 +52,8 @@ inline constexpr int kSegmentShift = 28;
 inline constexpr uint64_t kEntriesPerSegment = uint64_t{1} << kSegmentShift;
 
 // A chunk's offsets are 32-bit; a record is at most 2^31 bytes.
-inline constexpr uint64_t kChunkCapacity = uint64_t{1} << 32;
-inline constexpr uint64_t kMaxRecordBytes = uint64_t{1} << 31;
+using ::loaderx::kChunkCapacity;
+using ::loaderx::kMaxRecordBytes;
 
 inline constexpr absl::string_view kHeaderFile = "meta.zr";
 inline constexpr absl::string_view kDictionaryFile = "dict.zr";

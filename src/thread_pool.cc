@@ -1,10 +1,11 @@
-#include "src/thread_pool.h"
+#include "loaderx/thread_pool.h"
 
 #include <algorithm>
 #include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 namespace loaderx {
 namespace {
@@ -81,6 +82,41 @@ void ThreadPool::WorkerLoop() {
     }
     job();
   }
+}
+
+namespace {
+
+std::mutex default_mu;
+int default_threads = 0;  // Guarded by `default_mu`; 0: one per core.
+std::shared_ptr<ThreadPool> default_pool;  // Guarded by `default_mu`.
+
+int ThreadsPerCore() {
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+}  // namespace
+
+std::shared_ptr<ThreadPool> DefaultThreadPool() {
+  std::lock_guard lock(default_mu);
+  if (default_pool == nullptr) {
+    const int threads =
+        default_threads > 0 ? default_threads : ThreadsPerCore();
+    default_pool = std::make_shared<ThreadPool>(threads - 1);
+  }
+  return default_pool;
+}
+
+void SetDefaultThreadCount(int threads) {
+  std::lock_guard lock(default_mu);
+  threads = std::max(threads, 1);
+  if (default_pool != nullptr && default_pool->concurrency() == threads) return;
+  default_threads = threads;
+  default_pool.reset();  // The next user creates the resized pool.
+}
+
+int DefaultThreadCount() {
+  std::lock_guard lock(default_mu);
+  return default_threads > 0 ? default_threads : ThreadsPerCore();
 }
 
 }  // namespace loaderx

@@ -1,6 +1,7 @@
-#include "src/thread_pool.h"
+#include "loaderx/thread_pool.h"
 
 #include <atomic>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -48,6 +49,34 @@ TEST(ThreadPoolTest, ShardsRunInParallelWhenWorkersExist) {
     while (started.load() < 2) std::this_thread::yield();
   });
   EXPECT_EQ(started.load(), 2);
+}
+
+TEST(ThreadPoolTest, NestedCallsFromInsideShardsComplete) {
+  // A loader's prefetch shard gathers a store on the same pool.
+  ThreadPool pool(2);
+  std::atomic<int> inner{0};
+  pool.ParallelFor(6, [&](int) { pool.ParallelFor(5, [&](int) { inner++; }); });
+  EXPECT_EQ(inner.load(), 30);
+}
+
+TEST(ThreadPoolTest, TheDefaultPoolIsSharedAndResizedForLaterUsers) {
+  std::shared_ptr<ThreadPool> first = DefaultThreadPool();
+  EXPECT_EQ(DefaultThreadPool(), first);
+  EXPECT_EQ(first->concurrency(), DefaultThreadCount());
+
+  SetDefaultThreadCount(3);
+  std::shared_ptr<ThreadPool> resized = DefaultThreadPool();
+  EXPECT_EQ(resized->concurrency(), 3);
+  EXPECT_EQ(DefaultThreadCount(), 3);
+  // The old pool still serves whoever holds it.
+  std::atomic<int> runs{0};
+  first->ParallelFor(4, [&](int) { runs++; });
+  EXPECT_EQ(runs.load(), 4);
+
+  SetDefaultThreadCount(3);  // Unchanged: the same pool.
+  EXPECT_EQ(DefaultThreadPool(), resized);
+  SetDefaultThreadCount(0);  // At least the caller.
+  EXPECT_EQ(DefaultThreadPool()->concurrency(), 1);
 }
 
 }  // namespace

@@ -5,9 +5,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "loaderx/spi/path.h"
+#include "loaderx/spi/status_macros.h"
 #include "loaderx/typed_owner_registry.h"
-#include "src/path.h"
-#include "src/status_macros.h"
 #include "src/typed_header.h"
 
 namespace loaderx {
@@ -25,7 +25,8 @@ absl::StatusOr<OpenedStore> CreateTypedStore(Vfs& vfs, absl::string_view path,
   RecordEngineOptions engine_options;
   engine_options.codec = options.codec;
   engine_options.codec_options.dictionary = options.dictionary;
-  engine_options.threads = options.threads;
+  engine_options.codec_options.level = options.level;
+  engine_options.thread_pool = options.thread_pool;
   LOADERX_ASSIGN_OR_RETURN(auto engine,
                            RecordEngine::Create(vfs, path, engine_options));
   TypedHeader header;
@@ -44,7 +45,8 @@ absl::StatusOr<OpenedStore> OpenTypedStore(Vfs& vfs, absl::string_view path,
                                            absl::string_view kind,
                                            const StoreOptions& options) {
   RecordEngineOptions engine_options;
-  engine_options.threads = options.threads;
+  engine_options.codec_options.level = options.level;
+  engine_options.thread_pool = options.thread_pool;
   LOADERX_ASSIGN_OR_RETURN(auto engine,
                            RecordEngine::Open(vfs, path, engine_options));
   const std::string header_path = JoinPath(std::string(path), kTypedHeaderFile);

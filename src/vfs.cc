@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "loaderx/spi/status_macros.h"
 
 namespace loaderx {
 namespace {
@@ -16,6 +17,17 @@ namespace {
 constexpr absl::string_view kBusyPayload = "loaderx.dev/busy";
 
 }  // namespace
+
+absl::Status VfsFile::TryLockShared() {
+  return absl::UnimplementedError(
+      absl::StrCat("lock ", path(), ": this filesystem has no shared locks"));
+}
+
+absl::StatusOr<std::unique_ptr<MappedRegion>> VfsFile::MapReadOnly(
+    uint64_t offset, uint64_t length) const {
+  return absl::UnimplementedError(
+      absl::StrCat("map ", path(), ": this filesystem cannot map files"));
+}
 
 absl::Status BusyError(absl::string_view path) {
   absl::Status status = absl::UnavailableError(
@@ -41,28 +53,32 @@ absl::Status ReadOnlyHandleError(absl::string_view path) {
       absl::StrCat("write ", path, ": the file was opened read-only"));
 }
 
+absl::Status LockModeConflictError(absl::string_view path, bool holds_shared) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "lock ", path, ": this handle already holds the ",
+      holds_shared ? "shared" : "exclusive", " lock; locks are not converted"));
+}
+
 absl::StatusOr<std::string> ReadFileToString(Vfs& vfs, absl::string_view path) {
-  absl::StatusOr<std::unique_ptr<VfsFile>> file =
-      vfs.Open(path, OpenMode::kReadOnly);
-  if (!file.ok()) return file.status();
-  absl::StatusOr<uint64_t> size = (*file)->Size();
-  if (!size.ok()) return size.status();
-  std::string contents(*size, '\0');
-  absl::Status read = (*file)->ReadAt(0, absl::MakeSpan(contents));
-  if (!read.ok()) return read;
+  LOADERX_ASSIGN_OR_RETURN(std::unique_ptr<VfsFile> file,
+                           vfs.Open(path, OpenMode::kReadOnly));
+  LOADERX_ASSIGN_OR_RETURN(const uint64_t size, file->Size());
+  std::string contents(size, '\0');
+  LOADERX_RETURN_IF_ERROR(file->ReadAt(0, absl::MakeSpan(contents)));
   return contents;
 }
 
 absl::Status WriteStringToFile(Vfs& vfs, absl::string_view path,
                                absl::string_view contents, bool sync) {
-  absl::StatusOr<std::unique_ptr<VfsFile>> file =
-      vfs.Open(path, OpenMode::kCreate);
-  if (!file.ok()) return file.status();
-  absl::Status status = (*file)->Truncate(0);
-  if (!status.ok()) return status;
-  status = (*file)->WriteAt(0, contents);
-  if (!status.ok() || !sync) return status;
-  return (*file)->Sync();
+  LOADERX_ASSIGN_OR_RETURN(std::unique_ptr<VfsFile> file,
+                           vfs.Open(path, OpenMode::kCreate));
+  // Truncating a file that is already empty is not free on ext4: it arms
+  // auto_da_alloc, and closing the file then starts writeback.
+  LOADERX_ASSIGN_OR_RETURN(const uint64_t size, file->Size());
+  if (size > 0) LOADERX_RETURN_IF_ERROR(file->Truncate(0));
+  LOADERX_RETURN_IF_ERROR(file->WriteAt(0, contents));
+  if (!sync) return absl::OkStatus();
+  return file->Sync();
 }
 
 }  // namespace loaderx

@@ -104,14 +104,6 @@ FileLock* Filesystem::lock(const std::string& path) {
 
 namespace {
 
-absl::StatusOr<SamplerMode> ParseMode(const std::string& mode) {
-  if (mode == "sequential") return SamplerMode::kSequential;
-  if (mode == "iid") return SamplerMode::kIid;
-  if (mode == "cyclic") return SamplerMode::kCyclic;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown sampler mode \"", mode, "\"; modes: sequential, iid, cyclic"));
-}
-
 uint64_t NonNegative(int64_t value, absl::string_view what) {
   if (value < 0) {
     ThrowIfError(absl::InvalidArgumentError(
@@ -120,81 +112,63 @@ uint64_t NonNegative(int64_t value, absl::string_view what) {
   return static_cast<uint64_t>(value);
 }
 
-// `out` as the int64 span of one batch; InvalidArgument if it is not
-// exactly that size.
-absl::Span<int64_t> BatchSpan(const Sampler& sampler, MutableBuffer out) {
-  const uint64_t wanted = sampler.batch_size() * sizeof(int64_t);
-  if (out.size != wanted || out.data == nullptr) {
-    ThrowIfError(absl::InvalidArgumentError(
-        absl::StrCat("sampler: the destination holds ", out.size,
-                     " bytes, one batch of int64 indices is ", wanted)));
+// `out` as a span of uint64 indices; InvalidArgument if it cannot hold one
+// batch.
+absl::Span<uint64_t> IndexSpan(const Sampler& sampler, MutableBuffer out) {
+  if (out.data == nullptr || out.size % sizeof(uint64_t) != 0 ||
+      out.size / sizeof(uint64_t) < sampler.batch_length()) {
+    ThrowIfError(absl::InvalidArgumentError(absl::StrCat(
+        "sampler: the destination holds ", out.size, " bytes, one batch is ",
+        sampler.batch_length(), " uint64 indices")));
   }
-  return absl::MakeSpan(static_cast<int64_t*>(out.data), sampler.batch_size());
+  return absl::MakeSpan(static_cast<uint64_t*>(out.data),
+                        out.size / sizeof(uint64_t));
 }
 
 }  // namespace
 
-IndexSampler::IndexSampler(int64_t length, int64_t batch_size,
-                           const std::string& mode, int64_t seed) {
-  Sampler sampler = ValueOrThrow(Sampler::Create(
-      NonNegative(length, "length"), NonNegative(batch_size, "batch_size"),
-      ValueOrThrow(ParseMode(mode)), static_cast<uint64_t>(seed)));
-  sampler_ = std::make_unique<Sampler>(sampler);
+IndexSampler::IndexSampler(uint64_t length, uint64_t batch_size, int mode,
+                           uint64_t seed) {
+  if (mode < 0 || mode > 255) {
+    ThrowIfError(absl::InvalidArgumentError(
+        absl::StrCat("sampler: unknown mode ", mode)));
+  }
+  sampler_ = std::make_unique<Sampler>(ValueOrThrow(Sampler::Create(
+      length, batch_size, static_cast<SamplerMode>(mode), seed)));
 }
 
 IndexSampler::~IndexSampler() = default;
 
-void IndexSampler::next_into(MutableBuffer out) {
-  ThrowIfError(sampler_->Next(BatchSpan(*sampler_, out)));
+uint64_t IndexSampler::batch_length() const { return sampler_->batch_length(); }
+
+uint64_t IndexSampler::next_into(MutableBuffer out) {
+  return ValueOrThrow(sampler_->Next(IndexSpan(*sampler_, out)));
 }
 
-void IndexSampler::batch_into(int64_t step, MutableBuffer out) {
-  ThrowIfError(
-      sampler_->Batch(NonNegative(step, "step"), BatchSpan(*sampler_, out)));
+uint64_t IndexSampler::batch_into(uint64_t step, MutableBuffer out) const {
+  return ValueOrThrow(sampler_->Batch(step, IndexSpan(*sampler_, out)));
 }
 
-Int64Array IndexSampler::next() {
-  Int64Array out(sampler_->batch_size());
-  ThrowIfError(sampler_->Next(absl::MakeSpan(out)));
+Uint64Array IndexSampler::next() {
+  Uint64Array out(sampler_->batch_length());
+  out.resize(ValueOrThrow(sampler_->Next(absl::MakeSpan(out))));
   return out;
 }
 
-Int64Array IndexSampler::batch(int64_t step) {
-  Int64Array out(sampler_->batch_size());
-  ThrowIfError(sampler_->Batch(NonNegative(step, "step"), absl::MakeSpan(out)));
+Uint64Array IndexSampler::batch(uint64_t step) const {
+  Uint64Array out(sampler_->batch_length());
+  out.resize(ValueOrThrow(sampler_->Batch(step, absl::MakeSpan(out))));
   return out;
 }
 
-void IndexSampler::seek(int64_t step) {
-  sampler_->Seek(NonNegative(step, "step"));
-}
-
-int64_t IndexSampler::step() const {
-  return static_cast<int64_t>(sampler_->step());
-}
-int64_t IndexSampler::length() const {
-  return static_cast<int64_t>(sampler_->length());
-}
-int64_t IndexSampler::batch_size() const {
-  return static_cast<int64_t>(sampler_->batch_size());
-}
-int64_t IndexSampler::seed() const {
-  return static_cast<int64_t>(sampler_->seed());
-}
-int64_t IndexSampler::batches_per_cycle() const {
-  return static_cast<int64_t>(sampler_->batches_per_cycle());
-}
-
-std::string IndexSampler::mode() const {
-  switch (sampler_->mode()) {
-    case SamplerMode::kSequential:
-      return "sequential";
-    case SamplerMode::kIid:
-      return "iid";
-    case SamplerMode::kCyclic:
-      return "cyclic";
-  }
-  return "unknown";
+void IndexSampler::seek(uint64_t step) { sampler_->Seek(step); }
+uint64_t IndexSampler::step() const { return sampler_->step(); }
+uint64_t IndexSampler::length() const { return sampler_->length(); }
+uint64_t IndexSampler::batch_size() const { return sampler_->batch_size(); }
+int IndexSampler::mode() const { return static_cast<int>(sampler_->mode()); }
+uint64_t IndexSampler::seed() const { return sampler_->seed(); }
+uint64_t IndexSampler::batches_per_cycle() const {
+  return sampler_->batches_per_cycle();
 }
 
 namespace {

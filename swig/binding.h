@@ -35,6 +35,10 @@ using Bytes = std::string;
 // Indices: a `long[]` in Java.
 using Int64Array = std::vector<int64_t>;
 
+// Unsigned 64-bit values (sampler indices): a `long[]` in Java carrying the
+// same bits.
+using Uint64Array = std::vector<uint64_t>;
+
 // Memory the caller owns and lets native code fill: a writable, contiguous
 // Python buffer (a numpy array). Valid only during the call.
 struct MutableBuffer {
@@ -209,31 +213,42 @@ class RaggedStoreHandle {
 Bytes train_zstd_dictionary(ConstBuffer data, ConstBuffer byte_sizes,
                             int64_t capacity);
 
-// The step-based index sampler (`loaderx/sampler.h`). `mode` is
-// "sequential", "iid" or "cyclic"; the seed's 64 bits are used as given.
+// The step-based index sampler (`loaderx/sampler.h`), bit-exact with
+// loaderx 1.7.7. `mode` is 1.7.7's number: 0 sequential, 1 iid, 2 cyclic,
+// and 3 iid_keyed (a loaderx addition); anything else is InvalidArgument.
+// Lengths, batch sizes, seeds, steps and indices are unsigned 64-bit and
+// cross the boundary with all 64 bits: Python ints in [0, 2^64) (SWIG
+// raises OverflowError outside it) and uint64 numpy arrays; Java `long`s and
+// `long[]`s that carry the same bits (values of 2^63 and above read as
+// negative: use `Long.toUnsignedString`, `Long.compareUnsigned`).
 class IndexSampler {
  public:
-  IndexSampler(int64_t length, int64_t batch_size, const std::string& mode,
-               int64_t seed);
+  IndexSampler(uint64_t length, uint64_t batch_size, int mode, uint64_t seed);
   ~IndexSampler();
   IndexSampler(const IndexSampler&) = delete;
   IndexSampler& operator=(const IndexSampler&) = delete;
 
-  // Fill `out` (exactly `batch_size` int64 values) with the current step's
-  // batch and advance, or with batch `step` (the cursor stays).
-  void next_into(MutableBuffer out);
-  void batch_into(int64_t step, MutableBuffer out);
-  // The same, returned as a new array.
-  Int64Array next();
-  Int64Array batch(int64_t step);
+  // How many indices every batch holds (`Sampler::batch_length`).
+  uint64_t batch_length() const;
 
-  void seek(int64_t step);
-  int64_t step() const;
-  int64_t length() const;
-  int64_t batch_size() const;
-  std::string mode() const;
-  int64_t seed() const;
-  int64_t batches_per_cycle() const;
+  // Python: write the current step's batch to the front of `out` (a uint64
+  // buffer of at least `batch_length()` values) and advance, or write batch
+  // `step` without moving the cursor (IID replays its stream to get there).
+  // Each returns how many indices it wrote.
+  uint64_t next_into(MutableBuffer out);
+  uint64_t batch_into(uint64_t step, MutableBuffer out) const;
+  // Java: the same, returned as a new array of exactly the indices written.
+  Uint64Array next();
+  Uint64Array batch(uint64_t step) const;
+
+  // Moves to `step` (IID replays its stream, O(step * batch_size)).
+  void seek(uint64_t step);
+  uint64_t step() const;
+  uint64_t length() const;
+  uint64_t batch_size() const;
+  int mode() const;
+  uint64_t seed() const;
+  uint64_t batches_per_cycle() const;
 
  private:
   std::unique_ptr<Sampler> sampler_;

@@ -250,6 +250,31 @@ void ThrowJavaException(JNIEnv* env,
 }
 %typemap(freearg) const loaderx::binding::Int64Array& ""
 
+// Unsigned 64-bit indices as `long[]`: the same bits, so values of 2^63 and
+// above read as negative in Java (`Long.toUnsignedString` prints them).
+%typemap(jni) loaderx::binding::Uint64Array "jlongArray"
+%typemap(jtype) loaderx::binding::Uint64Array "long[]"
+%typemap(jstype) loaderx::binding::Uint64Array "long[]"
+%typemap(javaout) loaderx::binding::Uint64Array { return $jnicall; }
+%typemap(out) loaderx::binding::Uint64Array {
+  $result = jenv->NewLongArray(static_cast<jsize>($1.size()));
+  if ($result != nullptr) {
+    jenv->SetLongArrayRegion($result, 0, static_cast<jsize>($1.size()),
+                             reinterpret_cast<const jlong*>($1.data()));
+  }
+}
+
+// The sampler's modes, numbered as in Python's `Sampler.Mode` and loaderx
+// 1.7.7. Every uint64_t parameter and result is a Java `long` with the same
+// 64 bits (SWIG maps LP64's `unsigned long` to `long` by a plain cast).
+%typemap(javacode) loaderx::binding::IndexSampler %{
+  public static final int SEQUENTIAL = 0;
+  public static final int IID = 1;
+  public static final int CYCLIC = 2;
+  /** Uniform with replacement, keyed by step (O(1) seek); not in 1.7.7. */
+  public static final int IID_KEYED = 3;
+%}
+
 // Java gets new arrays; the in-place forms take Python buffers. The ragged
 // store's packed forms are Python's alone for now.
 %ignore loaderx::binding::IndexSampler::next_into;

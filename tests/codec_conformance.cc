@@ -10,7 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "loaderx/codec_registry.h"
-#include "src/status_macros.h"
+#include "loaderx/spi/status_macros.h"
 #include "tests/concurrency.h"
 #include "tests/status_testing.h"
 
@@ -136,6 +136,15 @@ TEST_P(CodecContractTest, NameAndTagMatchTheRegistry) {
                        CreateCodecByTag(codec_->tag(), GetParam().options));
   EXPECT_EQ(by_tag->name(), codec_->name());
   EXPECT_EQ(codec_->uses_dictionary(), !GetParam().options.dictionary.empty());
+}
+
+TEST_P(CodecContractTest, AVerbatimCodecStoresTheRecordsOwnBytes) {
+  // The engine skips a verbatim codec entirely, so the promise must hold
+  // exactly; a compressing codec must not make it.
+  ASSERT_OK_AND_ASSIGN(auto compressor, codec_->NewCompressionContext());
+  const std::string record = Records(4096).front();
+  const std::string frame = Compress(*codec_, *compressor, record);
+  EXPECT_EQ(codec_->stores_verbatim(), frame == record);
 }
 
 TEST_P(CodecContractTest, OneContextServesManyRecords) {

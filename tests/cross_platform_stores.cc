@@ -11,9 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "loaderx/dense_store.h"
 #include "loaderx/ragged_store.h"
-#include "src/path.h"
+#include "loaderx/spi/path.h"
+#include "loaderx/spi/status_macros.h"
 #include "src/record_engine.h"
-#include "src/status_macros.h"
 
 namespace loaderx {
 namespace {
@@ -59,7 +59,6 @@ absl::Status CheckSize(absl::string_view store, uint64_t size,
 StoreOptions Options(absl::string_view codec) {
   StoreOptions options;
   options.codec = std::string(codec);
-  options.threads = 2;
   return options;
 }
 
@@ -166,7 +165,6 @@ constexpr char kEngineChunks[] = "engine_chunks";
 RecordEngineOptions EngineOptions() {
   RecordEngineOptions options;
   options.codec = "raw";
-  options.threads = 2;
   options.chunk_capacity = 4096;
   options.flush_bytes = 1024;
   return options;

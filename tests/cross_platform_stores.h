@@ -5,7 +5,8 @@
 //
 //   dense_raw/      DenseStore "<f4" (3, 5), raw: three appends, a delete,
 //                   a compaction
-//   dense_zstd/     DenseStore "<u2" (64,), zstd on two threads
+//   dense_zstd/     DenseStore "<u2" (64,), zstd, compressed on the shared
+//                   thread pool
 //   ragged_dict/    RaggedStore "<i4", zstd_dict with a fixed dictionary;
 //                   records of 0 to 3 dimensions
 //   engine_chunks/  the record engine with 4 KiB chunks: records of varying

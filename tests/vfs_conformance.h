@@ -28,6 +28,9 @@ struct VfsUnderTest {
   // Makes an empty directory in `vfs` for one test to work in; returns its
   // path.
   std::function<std::string(Vfs& vfs)> make_root;
+  // Whether `VfsFile::MapReadOnly` maps (true) or is Unimplemented (false);
+  // the suite checks exactly the one that is promised.
+  bool can_map = true;
 };
 
 std::string VfsUnderTestName(const testing::TestParamInfo<VfsUnderTest>& info);

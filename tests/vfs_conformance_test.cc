@@ -25,20 +25,27 @@ std::unique_ptr<Vfs> Registered(absl::string_view name) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllPlugins, VfsConformanceTest,
-    testing::Values(VfsUnderTest{std::string(NativeVfsName()),
-                                 [] { return Registered(NativeVfsName()); },
-                                 MakeTempRoot},
-                    VfsUnderTest{"memory", [] { return Registered("memory"); },
-                                 MakeMemoryRoot},
-                    VfsUnderTest{"fault_over_memory",
-                                 [] { return Registered("fault"); },
-                                 MakeMemoryRoot},
-                    VfsUnderTest{absl::StrCat("fault_over_", NativeVfsName()),
-                                 []() -> std::unique_ptr<Vfs> {
-                                   return std::make_unique<FaultVfs>(
-                                       Registered(NativeVfsName()));
-                                 },
-                                 MakeTempRoot}),
+    testing::Values(
+        VfsUnderTest{std::string(NativeVfsName()),
+                     [] { return Registered(NativeVfsName()); }, MakeTempRoot},
+        VfsUnderTest{"memory", [] { return Registered("memory"); },
+                     MakeMemoryRoot},
+        VfsUnderTest{"fault_over_memory", [] { return Registered("fault"); },
+                     MakeMemoryRoot, /*can_map=*/false},
+        VfsUnderTest{"fault_over_memory_mapping",
+                     []() -> std::unique_ptr<Vfs> {
+                       auto fault =
+                           std::make_unique<FaultVfs>(Registered("memory"));
+                       fault->set_mapping(true);
+                       return fault;
+                     },
+                     MakeMemoryRoot},
+        VfsUnderTest{absl::StrCat("fault_over_", NativeVfsName()),
+                     []() -> std::unique_ptr<Vfs> {
+                       return std::make_unique<FaultVfs>(
+                           Registered(NativeVfsName()));
+                     },
+                     MakeTempRoot, /*can_map=*/false}),
     VfsUnderTestName);
 
 }  // namespace

@@ -102,7 +102,21 @@ std::string ApplyRandomStep(Side& side, std::mt19937_64 choices) {
     }
     case 8: {
       if (handle == nullptr) return "no handle";
-      return absl::StrCat("lock ", which, ": ", Outcome(handle->TryLock(), ""));
+      switch (pick(3)) {
+        case 0:
+          return absl::StrCat("lock ", which, ": ",
+                              Outcome(handle->TryLock(), ""));
+        case 1:
+          return absl::StrCat("shared lock ", which, ": ",
+                              Outcome(handle->TryLockShared(), ""));
+        default: {
+          auto region = handle->MapReadOnly(offset, size);
+          return absl::StrCat(
+              "map ", which, ": ",
+              Outcome(region.status(),
+                      region.ok() ? std::string((*region)->data()) : ""));
+        }
+      }
     }
     case 9: {
       if (side.handles.empty()) return "no handle";

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Every test: installs whatever is missing, then runs every suite (C++ gtest,
-# Python pytest and Java JUnit, against the real build), then the C++ suites
-# again under AddressSanitizer + UndefinedBehaviorSanitizer and under
-# ThreadSanitizer. `.ci/run` runs exactly this script. Each pass prints a
-# closing line; the last line is the total, `total: N passed, M failed`, and
-# the exit status is non-zero if any pass failed.
+# Python pytest and Java JUnit, against the real build), then programs built
+# against loaderx from outside its build (tools/ci/test_consumers.sh), then
+# the C++ suites again under AddressSanitizer + UndefinedBehaviorSanitizer
+# and under ThreadSanitizer. `.ci/run` runs exactly this script. Each pass
+# prints a closing line; the last line is the total, `total: N passed, M
+# failed`, and the exit status is non-zero if any pass failed.
 #
 #   bash tools/test_all.sh
 #
@@ -38,6 +39,9 @@ run_suite() {
 }
 
 run_suite all
+# Programs built against loaderx from outside: a second Bazel workspace, and
+# CMake and pkg-config against the installed library.
+bash tools/ci/test_consumers.sh "$tally" "${BAZEL_FLAGS[@]}" || status=1
 bash tools/ci/test_windows.sh "$tally" || status=1  # MinGW build, under Wine
 if [[ "${LOADERX_SANITIZERS:-1}" != 0 ]]; then
   # The Python and Java tests are tagged no_sanitizer (see .bazelrc).

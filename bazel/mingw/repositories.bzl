@@ -12,8 +12,13 @@ compiles them from Debian's own sources:
 `$LOADERX_CACHE/mingw/src/` (default `/var/tmp/loaderx-cache`); nothing is
 downloaded at build time. Only Windows targets depend on these
 repositories (through the `select()`s in bazel/system_libs.BUILD), so a
-Linux build never fetches them and works without the cache.
+Linux build never fetches them and works without the cache. Like
+`loaderx_repositories`, each is declared only if the workspace has no
+repository of that name yet, and labels are `Label()`s, so a workspace that
+uses loaderx as an external repository gets them too.
 """
+
+load("@bazel_tools//tools/build_defs/repo:utils.bzl", "maybe")
 
 _INSTALL_HINT = "run `bash tools/ci/install_deps.sh --windows` first"
 
@@ -72,22 +77,26 @@ system_headers_repository = repository_rule(
 )
 
 def loaderx_mingw_repositories():
-    mingw_source_repository(
+    maybe(
+        mingw_source_repository,
         name = "com_google_absl",
         source = "abseil",
     )
-    mingw_source_repository(
+    maybe(
+        mingw_source_repository,
         name = "mingw_zstd",
         source = "zstd",
-        build_file = "//bazel/mingw:zstd.BUILD",
+        build_file = Label("//bazel/mingw:zstd.BUILD"),
     )
-    native.new_local_repository(
+    maybe(
+        native.new_local_repository,
         name = "mingw_googletest",
         path = "/usr/src/googletest",
-        build_file = "//bazel/mingw:googletest.BUILD",
+        build_file = str(Label("//bazel/mingw:googletest.BUILD")),
     )
-    system_headers_repository(
+    maybe(
+        system_headers_repository,
         name = "mingw_msgpack",
         paths = ["/usr/include/msgpack.hpp", "/usr/include/msgpack"],
-        build_file = "//bazel/mingw:msgpack.BUILD",
+        build_file = Label("//bazel/mingw:msgpack.BUILD"),
     )

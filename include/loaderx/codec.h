@@ -108,6 +108,14 @@ class Codec {
   // then be stored beside the data.
   virtual bool uses_dictionary() const = 0;
 
+  // Whether a record's stored bytes are the record's own bytes: `Compress`
+  // copies its input unchanged and `Decompress` checks the size and copies.
+  // The engine then skips the codec on both paths (it writes the caller's
+  // buffers as they are and reads records straight into their
+  // destinations), so a verbatim codec of a user's gets the raw codec's
+  // zero-copy paths. The default is false.
+  virtual bool stores_verbatim() const { return false; }
+
   // The largest frame `Compress` can produce for `source_size` input bytes.
   virtual size_t CompressBound(size_t source_size) const = 0;
 

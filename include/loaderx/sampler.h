@@ -1,27 +1,53 @@
-// `Sampler` draws the indices of an endless, step-based loader: batch after
-// batch of exactly `batch_size` indices into `[0, length)`, with no epoch to
-// track. Every batch is a pure function of (seed, step), so a run resumes
-// exactly by seeking to the step it stopped at. Three modes:
+// `Sampler` draws the record indices of an endless, step-based loader: batch
+// after batch of indices into `[0, length)`, with no epoch to track. For the
+// three modes loaderx 1.7.7 has, its sequences are bit-exact with that
+// package's `Sampler`: the same (length, batch size, mode, seed) and the
+// same calls give the same indices, so a training run keeps its order when
+// it moves between the two implementations. Modes, numbered as 1.7.7
+// numbers them (B is the batch size):
 //
-//   kSequential  a window sliding over the index space, treated as a circular
-//                queue: step s is s*B, s*B+1, ... (mod length), so the tail
-//                never truncates.
-//   kIid         each index drawn uniformly with replacement (Lemire's method
-//                with rejection: unbiased for every length).
-//   kCyclic      without replacement: cycle c walks a fresh pseudo-random
-//                permutation of the whole space (a Feistel network brought
-//                into range by cycle-walking, so nothing the size of the
-//                data set is materialised). Each cycle yields
-//                floor(length / batch_size) batches, no index twice; the
-//                remainder is dropped, a different one each cycle.
+//   kSequential (0)  a window sliding over the index space as a circular
+//                    queue: cursor, cursor + 1, ... (mod length), then the
+//                    cursor moves on by B (mod length). A batch wraps inside
+//                    itself when length < B.
+//   kIid (1)         each index drawn uniformly, with replacement, from one
+//                    Sfc64 stream seeded once (`src/sfc64.h`); every batch
+//                    is B draws, even when length < B.
+//   kCyclic (2)      without replacement: cycle c walks a pseudo-random
+//                    permutation of the whole space keyed by (seed, c)
+//                    (`src/feistel_permutation.h`), nothing the size of the
+//                    data set materialised. A cycle yields floor(length / B)
+//                    batches of B indices; the last length mod B positions
+//                    are skipped, a different set of records each cycle.
+//                    When length < B, every batch is a whole fresh
+//                    permutation: `length` indices.
+//   kIidKeyed (3)    a loaderx addition that 1.7.7 does not have: uniform
+//                    with replacement like kIid, but batch s is a pure
+//                    function of (seed, s), so seeking is O(1). Its
+//                    sequences are not kIid's.
 //
-// Thread safety: `Batch` is const and may be called from many threads at
-// once; `Next` and `Seek` change the cursor and need external
-// synchronisation. Copying a sampler copies its cursor.
+// Costs: `Next` is O(B) in every mode (cyclic: fewer than 4 Feistel network
+// applications per index expected). `Seek(step)` is O(1), and `Batch(step)`
+// O(B), in every mode but kIid, whose only way to a step is to replay its
+// stream: O(distance * B) more draws, the distance counted from the current
+// step when moving forward, from step 0 when moving back (1.7.7 always
+// replays from 0).
+//
+// `Seek` follows 1.7.7's formulas, in u64 arithmetic that wraps: step * B is
+// taken modulo 2^64. In sequential and IID modes `Seek(step)` therefore
+// lands where `step` calls of `Next` would only while step * B < 2^64
+// (step < 2^56 for B = 256); in cyclic and keyed IID modes it always does.
+//
+// Thread safety: const methods, `Batch` included, may run concurrently from
+// many threads; `Next` and `Seek` change the sampler and need exclusive
+// access. Copying a sampler copies its whole state (cursor, cycle,
+// generator), so a copy continues exactly where the original was.
 
 #ifndef LOADERX_SAMPLER_H_
 #define LOADERX_SAMPLER_H_
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "absl/status/status.h"
@@ -34,48 +60,81 @@ enum class SamplerMode : uint8_t {
   kSequential = 0,
   kIid = 1,
   kCyclic = 2,
+  kIidKeyed = 3,
 };
 
 class Sampler {
  public:
-  // InvalidArgument if `length` or `batch_size` is 0, if `length` exceeds
-  // 2^63 (indices must fit `int64_t`), or if a cyclic batch is larger than
-  // the index space (it could not be drawn without replacement).
+  // 1.7.7's default seed.
+  static constexpr uint64_t kDefaultSeed = 42;
+
+  // Any `length` and `batch_size` in [1, 2^64) and any seed. InvalidArgument
+  // for a length or batch size of 0 or an unknown mode (cases where 1.7.7
+  // crashes or silently runs another mode).
   static absl::StatusOr<Sampler> Create(uint64_t length, uint64_t batch_size,
-                                        SamplerMode mode, uint64_t seed);
+                                        SamplerMode mode,
+                                        uint64_t seed = kDefaultSeed);
 
-  // Fills `out` with the indices of batch `step`. InvalidArgument unless
-  // `out.size() == batch_size()`.
-  absl::Status Batch(uint64_t step, absl::Span<int64_t> out) const;
+  // How many indices every batch holds: the batch size, except in cyclic
+  // mode over fewer indices than the batch size, where it is `length`.
+  uint64_t batch_length() const;
 
-  // `Batch(step())` followed by `Seek(step() + 1)`.
-  absl::Status Next(absl::Span<int64_t> out);
+  // Writes the current step's batch to the front of `out`, moves to the
+  // next step and returns how many indices it wrote (`batch_length()`).
+  // InvalidArgument, changing nothing, if `out` holds fewer than
+  // `batch_length()` indices.
+  absl::StatusOr<size_t> Next(absl::Span<uint64_t> out);
 
-  // Moves the cursor to `step`.
-  void Seek(uint64_t step) { step_ = step; }
+  // Writes what `Seek(step)` then `Next(out)` would, without moving this
+  // sampler; returns how many indices it wrote. Costs as `Seek` (see the
+  // top of this file: kIid replays its stream). InvalidArgument as `Next`.
+  absl::StatusOr<size_t> Batch(uint64_t step, absl::Span<uint64_t> out) const;
 
-  uint64_t step() const { return step_; }
+  // Moves to `step`: the next `Next` writes that step's batch.
+  void Seek(uint64_t step);
+
+  // The step the next `Next` writes: the last `Seek` target (0 at first)
+  // plus the `Next` calls since, modulo 2^64.
+  uint64_t step() const { return state_.step; }
   uint64_t length() const { return length_; }
   uint64_t batch_size() const { return batch_size_; }
   SamplerMode mode() const { return mode_; }
   uint64_t seed() const { return seed_; }
 
-  // Cyclic mode: the batches in one cycle, floor(length / batch_size).
-  uint64_t batches_per_cycle() const { return length_ / batch_size_; }
+  // The batches in one cyclic cycle: floor(length / batch_size), or 1 when
+  // length < batch_size (the value of 1.7.7's steps-per-cycle in every
+  // mode; only cyclic mode has cycles).
+  uint64_t batches_per_cycle() const;
 
  private:
-  Sampler(uint64_t length, uint64_t batch_size, SamplerMode mode, uint64_t seed)
-      : length_(length), batch_size_(batch_size), mode_(mode), seed_(seed) {}
+  // Everything `Next` changes; each mode uses its own fields.
+  struct State {
+    uint64_t step = 0;
+    // Sequential: the first index of the next batch. Cyclic: the position
+    // in the current cycle's permutation.
+    uint64_t cursor = 0;
+    uint64_t cycle = 0;  // Cyclic.
+    // IID: the generator's words (`src/sfc64.h`), `draws` bounded draws
+    // (modulo 2^64) after seeding.
+    std::array<uint64_t, 4> generator{};
+    uint64_t draws = 0;
+  };
 
-  void SequentialBatch(uint64_t step, absl::Span<int64_t> out) const;
-  void IidBatch(uint64_t step, absl::Span<int64_t> out) const;
-  void CyclicBatch(uint64_t step, absl::Span<int64_t> out) const;
+  Sampler(uint64_t length, uint64_t batch_size, SamplerMode mode,
+          uint64_t seed);
+
+  void SeekState(State& state, uint64_t step) const;
+  size_t FillBatch(State& state, absl::Span<uint64_t> out) const;
+  absl::Status CheckDestination(absl::Span<uint64_t> out) const;
 
   uint64_t length_;
   uint64_t batch_size_;
   SamplerMode mode_;
   uint64_t seed_;
-  uint64_t step_ = 0;
+  // Cyclic: the positions used in each cycle, a multiple of the batch size
+  // (or `length` when length < batch_size).
+  uint64_t usable_;
+  State state_;
 };
 
 }  // namespace loaderx

@@ -5,7 +5,10 @@
 #define LOADERX_STORE_OPTIONS_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
+
+#include "loaderx/thread_pool.h"
 
 namespace loaderx {
 
@@ -15,8 +18,15 @@ struct StoreOptions {
   std::string codec = "zstd";
   // The trained dictionary for "zstd_dict"; must be empty otherwise.
   std::string dictionary;
-  // Threads for compression and gathers; 0 means one per core.
-  int threads = 0;
+  // The compression level for appends through this handle, or 0 for the
+  // codec's default (zstd 3, zstd_dict 19). Not persisted: a level shapes
+  // how records are written, and any level's frames read back alike.
+  // Codecs without levels ignore it; an out-of-range level is
+  // InvalidArgument at create or open.
+  int level = 0;
+  // The pool compression and gathers run on; null (the default) means the
+  // process's shared `DefaultThreadPool()` (see `loaderx/thread_pool.h`).
+  std::shared_ptr<ThreadPool> thread_pool;
 };
 
 struct StoreStats {

@@ -1,8 +1,9 @@
 // `Vfs` is the filesystem the engine runs on. Everything a store does to
 // storage goes through a `Vfs` and the `VfsFile` handles it opens: positional
 // reads and writes of whole byte ranges, a vectored positional write for the
-// raw flush path, size/truncate/sync, a lifetime exclusive lock, and the few
-// directory operations a store needs. The engine never touches the OS
+// raw flush path, size/truncate/sync, a lifetime lock (exclusive for a
+// writer, shared for readers), an optional read-only memory mapping, and the
+// few directory operations a store needs. The engine never touches the OS
 // directly, so a test swaps in the in-memory or fault-injecting VFS and a
 // user registers their own (see `vfs_registry.h`).
 //
@@ -16,12 +17,18 @@
 //   AlreadyExists       `kCreateExclusive` or `CreateDirectory` on a path
 //                       that exists
 //   OutOfRange          `ReadAt` past the end of the file
-//   Unavailable + busy  `TryLock` on a file another handle holds (`IsBusy`)
+//   Unavailable + busy  `TryLock`/`TryLockShared` on a file another handle
+//                       holds in a conflicting mode (`IsBusy`)
 //   InvalidArgument     a malformed request (offset + size overflows)
-//   FailedPrecondition  the wrong kind of object: a directory opened,
-//                       removed or renamed as a file, a file used as a
-//                       directory anywhere in a path, a non-empty directory
-//                       removed; or a write through a read-only handle
+//   FailedPrecondition  the wrong kind of object: a directory, FIFO, device
+//                       or socket opened as a file (refused without
+//                       blocking), a directory removed or renamed as a
+//                       file, a file used as a directory anywhere in a path,
+//                       a non-empty directory removed; a write through a
+//                       read-only handle; a lock of the other mode asked of
+//                       a handle that already holds one
+//   Unimplemented       an optional capability this VFS does not have
+//                       (`MapReadOnly`, `TryLockShared`)
 //   PermissionDenied    the OS refused access
 //   ResourceExhausted   the device is full
 //   DataLoss, Internal, Unknown
@@ -50,6 +57,24 @@ enum class OpenMode {
   kReadWrite,        // Must exist.
   kCreate,           // Read-write; created empty if missing.
   kCreateExclusive,  // Read-write; AlreadyExists if the path exists.
+};
+
+// A read-only view of a byte range of a file, made by
+// `VfsFile::MapReadOnly`. `data()` stays valid and unchanged in size for the
+// region's whole lifetime, also after the file handle that made it is
+// closed. Bytes of the range that are written after the region was made may
+// or may not show through it (a POSIX mapping shows them, the memory VFS's
+// copy-on-write snapshot does not), so callers map only bytes they will not
+// change while mapped. Destroying the region unmaps it. Thread-safe to read.
+class MappedRegion {
+ public:
+  MappedRegion() = default;
+  MappedRegion(const MappedRegion&) = delete;
+  MappedRegion& operator=(const MappedRegion&) = delete;
+  virtual ~MappedRegion() = default;
+
+  // The mapped bytes: exactly the range that was asked for.
+  virtual absl::string_view data() const = 0;
 };
 
 // An open file. All offsets are absolute; there is no file position, so one
@@ -102,10 +127,28 @@ class VfsFile {
 
   // Takes an exclusive advisory lock on the file without blocking. The lock
   // is held until this handle is destroyed and excludes every other handle,
-  // in this process or another, that asks for it. Returns an `IsBusy` status
-  // if another handle holds it; calling it again on a handle that already
-  // holds the lock succeeds.
+  // in this process or another, that asks for a lock of either mode. Returns
+  // an `IsBusy` status if another handle holds a lock; calling it again on a
+  // handle that already holds the exclusive lock succeeds, on one that holds
+  // the shared lock is FailedPrecondition (locks are never converted). Works
+  // on handles of every `OpenMode`.
   ABSL_MUST_USE_RESULT virtual absl::Status TryLock() = 0;
+
+  // Takes a shared advisory lock without blocking: any number of handles may
+  // hold it at once, and it excludes the exclusive lock (the readers of a
+  // store against its writer). `IsBusy` if another handle holds the
+  // exclusive lock; again on a handle holding the shared lock succeeds, on
+  // one holding the exclusive lock is FailedPrecondition. Works on
+  // `kReadOnly` handles, so readers need no write access. A VFS without
+  // shared locks returns Unimplemented (the default).
+  ABSL_MUST_USE_RESULT virtual absl::Status TryLockShared();
+
+  // Maps `[offset, offset + length)` for reading (see `MappedRegion`).
+  // OutOfRange if the range runs past the end of the file; an empty range
+  // gives an empty region. A VFS that cannot map returns Unimplemented (the
+  // default), and callers fall back to `ReadAt`.
+  virtual absl::StatusOr<std::unique_ptr<MappedRegion>> MapReadOnly(
+      uint64_t offset, uint64_t length) const;
 };
 
 // A filesystem. Implementations are thread-safe: every method may be called
@@ -119,7 +162,8 @@ class Vfs {
   virtual ~Vfs() = default;
 
   // Opens `path` as described by `mode`. The parent directory must exist
-  // (NotFound otherwise). Opening a directory fails with FailedPrecondition.
+  // (NotFound otherwise). Anything but a regular file (a directory, FIFO,
+  // device or socket) fails with FailedPrecondition, without blocking.
   virtual absl::StatusOr<std::unique_ptr<VfsFile>> Open(absl::string_view path,
                                                         OpenMode mode) = 0;
 
@@ -170,6 +214,10 @@ bool IsBusy(const absl::Status& status);
 absl::Status ReadPastEndError(absl::string_view path, uint64_t offset,
                               uint64_t wanted, uint64_t available);
 absl::Status ReadOnlyHandleError(absl::string_view path);
+
+// The FailedPrecondition `TryLock`/`TryLockShared` return on a handle that
+// already holds a lock of the other mode.
+absl::Status LockModeConflictError(absl::string_view path, bool holds_shared);
 
 // Reads the whole file at `path`. Convenience over `Open` + `Size` + `ReadAt`.
 absl::StatusOr<std::string> ReadFileToString(Vfs& vfs, absl::string_view path);

@@ -1,10 +1,10 @@
-// `VfsWrapper` and `VfsFileWrapper` forward every call to a wrapped VFS or
-// file, so a filesystem that changes one behaviour (fault injection, call
-// counting, latency) overrides only that method. As LevelDB's `EnvWrapper`.
+// `VfsWrapper` forwards every call to a wrapped VFS, so a filesystem that
+// changes one behaviour (call counting, tracing, a path rewrite) overrides
+// only that method. As LevelDB's `EnvWrapper`.
 //
-// `VfsWrapper` does not own the wrapped `Vfs` unless constructed from a
-// `unique_ptr`; either way the wrapped VFS must outlive the wrapper. The
-// wrappers add no locking: they are as thread-safe as what they wrap.
+// It does not own the wrapped `Vfs` unless constructed from a `unique_ptr`;
+// either way the wrapped VFS must outlive the wrapper. It adds no locking: it
+// is as thread-safe as what it wraps.
 
 #ifndef LOADERX_VFS_WRAPPER_H_
 #define LOADERX_VFS_WRAPPER_H_
@@ -17,36 +17,6 @@
 #include "loaderx/vfs.h"
 
 namespace loaderx {
-
-class VfsFileWrapper : public VfsFile {
- public:
-  explicit VfsFileWrapper(std::unique_ptr<VfsFile> target)
-      : target_(std::move(target)) {}
-
-  VfsFile& target() const { return *target_; }
-
-  const std::string& path() const override { return target_->path(); }
-  absl::Status ReadAt(uint64_t offset, absl::Span<char> dst) const override {
-    return target_->ReadAt(offset, dst);
-  }
-  absl::Status WriteAt(uint64_t offset, absl::string_view data) override {
-    return target_->WriteAt(offset, data);
-  }
-  absl::Status WriteVectorAt(
-      uint64_t offset, absl::Span<const absl::string_view> pieces) override {
-    return target_->WriteVectorAt(offset, pieces);
-  }
-  absl::StatusOr<uint64_t> Size() const override { return target_->Size(); }
-  absl::Status Truncate(uint64_t size) override {
-    return target_->Truncate(size);
-  }
-  absl::Status SyncData() override { return target_->SyncData(); }
-  absl::Status Sync() override { return target_->Sync(); }
-  absl::Status TryLock() override { return target_->TryLock(); }
-
- private:
-  std::unique_ptr<VfsFile> target_;
-};
 
 class VfsWrapper : public Vfs {
  public:

@@ -8,15 +8,14 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "loaderx/spi/dtype.h"
+#include "loaderx/spi/limits.h"
 #include "loaderx/typed_owner.h"
 #include "loaderx/typed_owner_registry.h"
 #include "plugins/owner/msgpack_identity.h"
-#include "src/dtype.h"
 
 namespace loaderx {
 namespace {
-
-constexpr uint64_t kMaxRecordBytes = uint64_t{1} << 31;
 
 class DenseOwner final : public TypedOwner {
  public:

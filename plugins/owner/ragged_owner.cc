@@ -8,10 +8,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "loaderx/spi/dtype.h"
 #include "loaderx/typed_owner.h"
 #include "loaderx/typed_owner_registry.h"
 #include "plugins/owner/msgpack_identity.h"
-#include "src/dtype.h"
 
 namespace loaderx {
 namespace {

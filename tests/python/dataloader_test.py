@@ -1,6 +1,15 @@
-"""loaderx.dataloader through the real native build: the reference's quick
-start, index alignment across streams, dense and ragged values, transform,
-determinism and resumption, and clear errors."""
+"""loaderx.dataloader through the real native build: loaderx 1.7.7's
+signature and defaults, index alignment across dense and ragged streams,
+any object with __len__ and __getitems__ as a stream, delivery in step
+order, exact resumption, error propagation with tracebacks, and no threads
+left behind."""
+
+import gc
+import inspect
+import random
+import threading
+import time
+import traceback
 
 import numpy as np
 import pytest
@@ -9,27 +18,53 @@ from loaderx.dataloader import DataLoader
 from loaderx.zrecord import DenseStore, RaggedStore
 from loaderx.zsampler import Sampler
 
+N = 100
+
 
 @pytest.fixture
 def streams(tmp_path):
     """100 records: data row i is filled with i, label i is i, tokens i has
     i % 5 + 1 elements all equal to i."""
-    n = 100
-    data = np.repeat(np.arange(n, dtype=np.float32)[:, None, None], 6,
-                     axis=2).repeat(2, axis=1)           # (n, 2, 6)
-    label = np.arange(n, dtype=np.int64)
+    data = np.repeat(np.arange(N, dtype=np.float32)[:, None, None], 6,
+                     axis=2).repeat(2, axis=1)           # (N, 2, 6)
+    label = np.arange(N, dtype=np.int64)
     with DenseStore(tmp_path / "data", data.dtype, data.shape[1:]) as s:
         s.append(data)
     with DenseStore(tmp_path / "label", label.dtype, label.shape[1:]) as s:
         s.append(label)
     with RaggedStore(tmp_path / "tokens", np.int32) as s:
-        s.append([np.full(i % 5 + 1, i, np.int32) for i in range(n)])
+        s.append([np.full(i % 5 + 1, i, np.int32) for i in range(N)])
     opened = {"data": DenseStore(tmp_path / "data"),
               "label": DenseStore(tmp_path / "label"),
               "token": RaggedStore(tmp_path / "tokens")}
     yield opened
     for store in opened.values():
         store.close()
+
+
+class Records:
+    """A stream that is not a store: record i is 10 * i. Remembers the
+    index arrays it was asked for; `fail_on` makes that call raise."""
+
+    def __init__(self, n=N, fail_on=None):
+        self.n, self.fail_on, self.calls = n, fail_on, []
+        self.lock = threading.Lock()
+
+    def __len__(self):
+        return self.n
+
+    def __getitems__(self, indices):
+        with self.lock:
+            self.calls.append(indices)
+            if len(self.calls) == self.fail_on:
+                raise LookupError(f"gather {self.fail_on} failed")
+        return np.asarray(indices, dtype=np.int64) * 10
+
+
+def sampler_run(steps, batch_size, mode=2, seed=42, length=N, start=0):
+    sampler = Sampler(length, batch_size, mode, seed)
+    sampler.seek(start)
+    return [sampler.next().tolist() for _ in range(steps)]
 
 
 def test_reference_quick_start(streams):
@@ -43,8 +78,29 @@ def test_reference_quick_start(streams):
     loader.close()
 
 
+def test_signature_and_defaults_are_the_reference():
+    parameters = inspect.signature(DataLoader).parameters
+    assert list(parameters) == ["streams", "num_workers", "batch_size",
+                                "prefetch_size", "mode", "seed", "transform"]
+    assert [parameters[p].default for p in list(parameters)[1:6]] == [
+        4, 256, 4, 2, 42]
+    records = Records(1000)
+    with DataLoader({"x": records}) as loader:
+        assert loader.sampler.mode == Sampler.Mode.CYCLIC
+        assert (loader.sampler.seed, loader.sampler.batch_size) == (42, 256)
+        assert loader.sampler.length == 1000
+        batch = next(loader)
+        assert batch["x"].tolist() == [10 * i for i in sampler_run(1, 256, length=1000)[0]]
+    # Positionally: num_workers, batch_size, prefetch_size, mode, seed.
+    with DataLoader([("x", Records())], 2, 8, 1, 1, 7) as loader:
+        assert (loader.sampler.batch_size, loader.sampler.mode,
+                loader.sampler.seed) == (8, Sampler.Mode.IID, 7)
+        assert (next(loader)["x"] // 10).tolist() == sampler_run(1, 8, 1, 7)[0]
+
+
 def test_streams_stay_index_aligned(streams):
-    with DataLoader(streams, batch_size=16, workers=3, prefetch=5) as loader:
+    with DataLoader(streams, num_workers=3, batch_size=16,
+                    prefetch_size=5) as loader:
         for _ in range(50):
             batch = next(loader)
             labels = batch["label"]
@@ -55,61 +111,156 @@ def test_streams_stay_index_aligned(streams):
                 assert (tokens == label).all()
 
 
-def test_batches_are_deterministic_and_resumable(streams):
+def test_getitems_gets_the_samplers_uint64_indices():
+    records = Records()
+    with DataLoader({"x": records}, batch_size=8, mode=1, seed=3) as loader:
+        batches = [next(loader)["x"] for _ in range(4)]
+    expected = sampler_run(4, 8, 1, 3)
+    assert [(b // 10).tolist() for b in batches] == expected
+    first = records.calls[0]
+    assert isinstance(first, np.ndarray) and first.dtype == np.uint64
+    assert first.tolist() == expected[0]
+
+
+def test_a_stream_without_getitems_is_indexed():
+    column = np.arange(N) * 3  # An ndarray: __len__ and __getitem__ only.
+    with DataLoader({"c": column, "x": Records()}, batch_size=5) as loader:
+        batch = next(loader)
+    np.testing.assert_array_equal(batch["c"] * 10, batch["x"] * 3)
+    with pytest.raises(TypeError, match="'bad'"):
+        DataLoader({"bad": set(range(N))})
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2, 3])
+def test_batches_arrive_in_step_order(mode):
+    def jittery(batch):  # Workers finish out of order.
+        time.sleep(random.random() * 0.01)
+        return batch
+
+    with DataLoader({"x": Records()}, num_workers=4, batch_size=7,
+                    prefetch_size=3, mode=mode, seed=11,
+                    transform=jittery) as loader:
+        got = [(next(loader)["x"] // 10).tolist() for _ in range(30)]
+        assert loader.step == 30
+    assert got == sampler_run(30, 7, mode, 11)
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_seek_resumes_exactly_as_an_uninterrupted_run(streams, mode):
     def labels(loader, steps):
         return [next(loader)["label"].tolist() for _ in range(steps)]
 
-    with DataLoader(streams, batch_size=8, seed=7) as a, \
-            DataLoader(streams, batch_size=8, seed=7) as b:
-        first = labels(a, 10)
-        assert labels(b, 10) == first
-        b.seek(4)
-        assert b.step == 4
-        assert labels(b, 6) == first[4:]
-        sampler = Sampler(100, 8, Sampler.Mode.IID, seed=7)
-        assert first[3] == sampler.batch(3).tolist()
+    with DataLoader(streams, batch_size=8, mode=mode, seed=7) as whole:
+        uninterrupted = labels(whole, 30)
+    assert uninterrupted == sampler_run(30, 8, mode, 7)
+    with DataLoader(streams, batch_size=8, mode=mode, seed=7) as resumed:
+        resumed.seek(12)
+        assert resumed.step == 12
+        assert labels(resumed, 18) == uninterrupted[12:]
+        resumed.seek(3)  # Back, past prefetched steps.
+        assert labels(resumed, 4) == uninterrupted[3:7]
+    # Seeking the sampler itself, as 1.7.7 code would, is the same.
+    with DataLoader(streams, batch_size=8, mode=mode, seed=7) as loader:
+        loader.sampler.seek(20)
+        assert labels(loader, 5) == uninterrupted[20:25]
+        loader.sampler.seek(2)
+        assert labels(loader, 3) == uninterrupted[2:5]
+        assert loader.step == 5
 
 
-def test_cyclic_mode_covers_every_record_once_per_cycle(streams):
-    with DataLoader(streams, batch_size=10, mode=Sampler.Mode.CYCLIC,
-                    seed=3) as loader:
-        seen = np.concatenate([next(loader)["label"] for _ in range(10)])
-    assert sorted(seen.tolist()) == list(range(100))
+def test_a_transform_error_is_raised_by_its_step_with_its_traceback():
+    def explode_on_step_three(batch):
+        if batch["x"].tolist() == bad_batch:
+            raise KeyError("no such column")
+        return batch
+
+    bad_batch = [10 * i for i in sampler_run(4, 4)[3]]
+    with DataLoader({"x": Records()}, batch_size=4,
+                    transform=explode_on_step_three) as loader:
+        for _ in range(3):
+            next(loader)
+        with pytest.raises(KeyError, match="no such column") as raised:
+            next(loader)
+        frames = [frame.name for frame in traceback.extract_tb(raised.value.__traceback__)]
+        assert "explode_on_step_three" in frames
+        assert loader.step == 4
+        # The loader goes on with the following step.
+        assert (next(loader)["x"] // 10).tolist() == sampler_run(5, 4)[4]
 
 
-def test_transform_runs_on_each_batch_and_its_errors_surface(streams):
+def test_a_gather_error_is_raised_by_its_step():
+    records = Records(fail_on=2)  # The second gather: step 1.
+    with DataLoader({"x": records}, num_workers=1, batch_size=4) as loader:
+        next(loader)
+        with pytest.raises(LookupError, match="gather 2 failed") as raised:
+            next(loader)
+        frames = [frame.name for frame in traceback.extract_tb(raised.value.__traceback__)]
+        assert "__getitems__" in frames
+
+
+def test_transform_runs_on_each_batch(streams):
     def collate(batch):
         return {"x": batch["data"].reshape(len(batch["label"]), -1),
                 "y": batch["label"]}
 
     with DataLoader(streams, batch_size=4, transform=collate) as loader:
         batch = next(loader)
-        assert set(batch) == {"x", "y"} and batch["x"].shape == (4, 12)
-
-    def broken(batch):
-        raise KeyError("no such column")
-
-    with DataLoader(streams, batch_size=4, transform=broken) as loader:
-        with pytest.raises(KeyError, match="no such column"):
-            next(loader)
+    assert set(batch) == {"x", "y"} and batch["x"].shape == (4, 12)
+    with DataLoader(streams, batch_size=4, transform=None) as loader:
+        assert set(next(loader)) == {"data", "label", "token"}  # Identity.
 
 
-def test_unequal_or_empty_streams_are_rejected(streams, tmp_path):
+def loader_threads(before):
+    return [t for t in threading.enumerate() if t not in before]
+
+
+def test_close_context_manager_and_del_leave_no_thread_behind(streams):
+    before = set(threading.enumerate())
+    loader = DataLoader(streams, num_workers=3, batch_size=4)
+    assert loader_threads(before) == []  # Nothing runs before next().
+    next(loader)
+    assert loader_threads(before)
+    loader.close()
+    assert loader_threads(before) == []
+    loader.close()  # Twice is fine.
+    with pytest.raises(RuntimeError, match="closed"):
+        next(loader)
+
+    with DataLoader(streams, batch_size=4) as loader:
+        next(loader)
+    assert loader_threads(before) == []
+
+    loader = DataLoader(streams, num_workers=2, batch_size=4)
+    next(loader)
+    del loader
+    gc.collect()
+    assert loader_threads(before) == []
+    # The stores are the caller's: still open.
+    assert len(streams["label"]) == N
+    assert streams["label"][[3, 4]].tolist() == [3, 4]
+
+
+def test_the_loader_is_endless_and_has_no_length(streams):
+    with DataLoader(streams, batch_size=30) as loader:
+        with pytest.raises(TypeError, match="Eternal loader has no length."):
+            len(loader)
+        # 30 steps of a cyclic sampler over 100 records: 10 cycles.
+        for _ in range(30):
+            assert len(next(loader)["label"]) == 30
+
+
+def test_bad_streams_are_rejected(streams, tmp_path):
     with DenseStore(tmp_path / "short", np.int64, ()) as s:
         s.append(np.arange(3))
     short = DenseStore(tmp_path / "short")
-    with pytest.raises(ValueError, match="equal lengths"):
+    with pytest.raises(ValueError, match=r"same number of records.*'short': 3"):
         DataLoader({"label": streams["label"], "short": short})
     short.close()
     with pytest.raises(ValueError):
         DataLoader({})
     with pytest.raises(ValueError):
+        DataLoader([])
+    with pytest.raises(ValueError):
         DataLoader(streams, batch_size=0)
-
-
-def test_closed_loader_refuses_next(streams):
-    loader = DataLoader(streams, batch_size=4)
-    next(loader)
-    loader.close()
-    with pytest.raises(RuntimeError, match="closed"):
-        next(loader)
+    with pytest.raises(OverflowError):
+        DataLoader(streams, seed=-1)

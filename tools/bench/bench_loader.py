@@ -4,7 +4,8 @@ over a batch) of loaderx's DataLoader against torch's, in one run.
 The reference design's loader table: fixed-shape 256 KiB records (512x512
 single-channel images) with int64 labels, batch 256 (64 MiB), 4 workers.
 
-  loaderx        DataLoader over zstd DenseStores, 4 prefetch threads
+  loaderx        DataLoader over zstd DenseStores (cyclic, the default
+                 mode), 4 worker threads, 4 batches prefetched beyond them
   loaderx-raw    the same over raw stores
   torch          torch.utils.data.DataLoader, 4 worker processes, over the
                  same records as an np.load(mmap_mode='r') array, shuffled
@@ -74,7 +75,8 @@ class MmapImages(torch.utils.data.Dataset):
 def loaderx_batches(directory, codec, batch_size, workers):
     loader = DataLoader({"image": DenseStore(f"{directory}/{codec}_image"),
                          "label": DenseStore(f"{directory}/{codec}_label")},
-                        batch_size=batch_size, workers=workers, prefetch=2 * workers)
+                        num_workers=workers, batch_size=batch_size,
+                        prefetch_size=workers)
     try:
         while True:
             batch = next(loader)

@@ -28,8 +28,8 @@ def validate(length, batch_size):
     again = Sampler(length, batch_size, Sampler.Mode.IID, seed=1)
     for _ in range(10):
         batch = iid.next()
-        assert batch.dtype == np.int64 and batch.shape == (batch_size,)
-        assert 0 <= batch.min() and batch.max() < length
+        assert batch.dtype == np.uint64 and batch.shape == (batch_size,)
+        assert batch.max() < length
         assert (batch == again.next()).all(), "IID is not deterministic"
     rng = np.random.default_rng(1)
     batch = rng.integers(0, length, size=batch_size)
@@ -38,6 +38,7 @@ def validate(length, batch_size):
     cyclic = Sampler(length, batch_size, Sampler.Mode.CYCLIC, seed=1)
     cycle = np.concatenate([cyclic.next() for _ in range(cyclic.batches_per_cycle)])
     assert len(np.unique(cycle)) == len(cycle), "cyclic repeated an index"
+    assert cycle.dtype == np.uint64 and cycle.max() < length
     permutation = np.random.default_rng(1).permutation(length)
     assert len(np.unique(permutation)) == length
 

@@ -33,6 +33,7 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "loaderx/sampler.h"
+#include "loaderx/spi/status_macros.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
 #include "src/record_engine.h"
@@ -98,7 +99,7 @@ absl::Status RemoveStore(Vfs& vfs, const std::string& dir) {
 absl::StatusOr<std::unique_ptr<RecordEngine>> BuildStore(
     Vfs& vfs, const std::string& dir, const std::string& codec,
     const std::vector<std::string>& records) {
-  if (absl::Status s = RemoveStore(vfs, dir); !s.ok()) return s;
+  LOADERX_RETURN_IF_ERROR(RemoveStore(vfs, dir));
   RecordEngineOptions options;
   options.codec = codec;
   auto engine = RecordEngine::Create(vfs, dir, options);
@@ -119,9 +120,10 @@ Fixture& GetFixture() {
     auto sampler =
         Sampler::Create(s.records, s.batch, SamplerMode::kIid, /*seed=*/42);
     for (uint64_t b = 0; b < s.plan_batches && sampler.ok(); ++b) {
-      std::vector<int64_t> batch(s.batch);
-      (void)sampler->Batch(b, absl::MakeSpan(batch));
-      f->plan.emplace_back(batch.begin(), batch.end());
+      std::vector<uint64_t> batch(sampler->batch_length());
+      absl::StatusOr<size_t> count = sampler->Next(absl::MakeSpan(batch));
+      if (!count.ok()) break;
+      f->plan.emplace_back(batch.begin(), batch.begin() + *count);
     }
     f->vfs = CreateVfs("posix").value();
     auto raw =

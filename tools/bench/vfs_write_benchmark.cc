@@ -27,6 +27,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "loaderx/spi/status_macros.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
 #include "tools/bench/benchmark_support.h"
@@ -74,7 +75,7 @@ using WriteAll = absl::Status (*)(VfsFile&, const DataSet&, size_t);
 absl::Status PerRecordWrite(VfsFile& file, const DataSet& data, size_t) {
   uint64_t offset = 0;
   for (const std::string& record : data.records) {
-    if (absl::Status s = file.WriteAt(offset, record); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(file.WriteAt(offset, record));
     offset += record.size();
   }
   return absl::OkStatus();
@@ -94,7 +95,7 @@ absl::Status CappedVectoredWrite(VfsFile& file, const DataSet& data,
   };
   for (const std::string& record : data.records) {
     if (pending > 0 && pending + record.size() > cap_bytes) {
-      if (absl::Status s = flush(); !s.ok()) return s;
+      LOADERX_RETURN_IF_ERROR(flush());
     }
     pieces.push_back(record);
     pending += record.size();

@@ -22,6 +22,8 @@ PACKAGES=(
   # Bindings: SWIG, the Python headers and numpy, the JDK and JUnit.
   swig python3 python3-dev python3-numpy python3-pytest python3-venv
   default-jdk-headless junit4
+  # Builds that use the installed library (tools/ci/test_consumers.sh).
+  cmake pkgconf
 )
 windows=0
 if [[ "${1:-}" == --windows ]]; then

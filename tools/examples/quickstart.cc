@@ -18,9 +18,9 @@
 #include "absl/strings/str_join.h"
 #include "loaderx/codec_registry.h"
 #include "loaderx/sampler.h"
+#include "loaderx/spi/status_macros.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
-#include "src/status_macros.h"
 
 namespace loaderx {
 namespace {
@@ -102,13 +102,13 @@ absl::Status Run(const std::string& directory) {
   LOADERX_ASSIGN_OR_RETURN(
       auto sampler,
       Sampler::Create(records.size(), 2, SamplerMode::kCyclic, /*seed=*/42));
-  std::vector<int64_t> batch(2);
+  std::vector<uint64_t> batch(sampler.batch_length());
   for (int step = 0; step < 3; ++step) {
-    LOADERX_RETURN_IF_ERROR(sampler.Next(absl::MakeSpan(batch)));
-    std::printf("step %d: sampler drew records %lld and %lld\n", step,
-                static_cast<long long>(batch[0]),
-                static_cast<long long>(batch[1]));
-    for (int64_t index : batch) {
+    LOADERX_ASSIGN_OR_RETURN(size_t count, sampler.Next(absl::MakeSpan(batch)));
+    std::printf(
+        "step %d: sampler drew records %s\n", step,
+        absl::StrJoin(absl::MakeSpan(batch).first(count), " and ").c_str());
+    for (uint64_t index : absl::MakeSpan(batch).first(count)) {
       const RecordLocation& location = locations[index];
       std::string frame(location.stored_bytes, '\0');
       LOADERX_RETURN_IF_ERROR(
@@ -121,8 +121,8 @@ absl::Status Run(const std::string& directory) {
             absl::StrCat("record ", index, " read back as \"", record, "\""));
       }
       std::printf(
-          "  read %lld (%llu stored bytes at offset %llu): \"%.16s...\"\n",
-          static_cast<long long>(index),
+          "  read %llu (%llu stored bytes at offset %llu): \"%.16s...\"\n",
+          static_cast<unsigned long long>(index),
           static_cast<unsigned long long>(location.stored_bytes),
           static_cast<unsigned long long>(location.offset), record.c_str());
     }

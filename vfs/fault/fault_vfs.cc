@@ -11,8 +11,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "loaderx/spi/path.h"
+#include "loaderx/spi/status_macros.h"
 #include "loaderx/vfs_registry.h"
-#include "src/path.h"
 
 namespace loaderx {
 
@@ -67,6 +68,10 @@ absl::string_view VfsOpName(VfsOp op) {
       return "Sync";
     case VfsOp::kTryLock:
       return "TryLock";
+    case VfsOp::kTryLockShared:
+      return "TryLockShared";
+    case VfsOp::kMapReadOnly:
+      return "MapReadOnly";
   }
   return "unknown";
 }
@@ -126,13 +131,25 @@ class FaultVfsFile final : public VfsFile {
     return Forward(VfsOp::kTryLock, [](VfsFile& f) { return f.TryLock(); });
   }
 
+  absl::Status TryLockShared() override {
+    return Forward(VfsOp::kTryLockShared,
+                   [](VfsFile& f) { return f.TryLockShared(); });
+  }
+
+  absl::StatusOr<std::unique_ptr<MappedRegion>> MapReadOnly(
+      uint64_t offset, uint64_t length) const override {
+    if (!vfs_->mapping()) return VfsFile::MapReadOnly(offset, length);
+    return Forward(VfsOp::kMapReadOnly,
+                   [&](VfsFile& f) { return f.MapReadOnly(offset, length); });
+  }
+
  private:
   // Runs `call` on the wrapped handle unless a rule fails `op` first or a
   // crash closed the handle.
   template <typename Call>
   auto Forward(VfsOp op, Call call) const
       -> decltype(call(std::declval<VfsFile&>())) {
-    if (absl::Status s = vfs_->MaybeFail(op, path_); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(vfs_->MaybeFail(op, path_));
     std::shared_lock lock(handle_->mu);
     if (handle_->base == nullptr) {
       return absl::FailedPreconditionError(
@@ -148,15 +165,12 @@ class FaultVfsFile final : public VfsFile {
         Forward(op, [&](VfsFile& f) -> absl::StatusOr<std::string> {
           absl::Status synced = op == VfsOp::kSync ? f.Sync() : f.SyncData();
           if (!synced.ok() || durability_ == nullptr) return synced;
-          absl::StatusOr<uint64_t> size = f.Size();
-          if (!size.ok()) return size.status();
-          std::string bytes(*size, '\0');
-          if (absl::Status s = f.ReadAt(0, absl::MakeSpan(bytes)); !s.ok()) {
-            return s;
-          }
+          LOADERX_ASSIGN_OR_RETURN(uint64_t size, f.Size());
+          std::string bytes(size, '\0');
+          LOADERX_RETURN_IF_ERROR(f.ReadAt(0, absl::MakeSpan(bytes)));
           return bytes;
         });
-    if (!contents.ok()) return contents.status();
+    LOADERX_RETURN_IF_ERROR(contents.status());
     if (durability_) vfs_->RecordSync(*durability_, *std::move(contents));
     return absl::OkStatus();
   }
@@ -168,8 +182,9 @@ class FaultVfsFile final : public VfsFile {
   const std::shared_ptr<FaultVfs::Durability> durability_;
 };
 
-FaultVfs::FaultVfs(Vfs* base) : VfsWrapper(base) {}
-FaultVfs::FaultVfs(std::unique_ptr<Vfs> base) : VfsWrapper(std::move(base)) {}
+FaultVfs::FaultVfs(Vfs* base) : target_(base) {}
+FaultVfs::FaultVfs(std::unique_ptr<Vfs> base)
+    : owned_(std::move(base)), target_(owned_.get()) {}
 FaultVfs::~FaultVfs() = default;
 
 void FaultVfs::FailOnCall(VfsOp op, int64_t nth, absl::Status error,
@@ -185,6 +200,16 @@ void FaultVfs::FailOnCall(VfsOp op, int64_t nth, absl::Status error,
 void FaultVfs::ClearFaults() {
   std::lock_guard lock(mu_);
   rules_.clear();
+}
+
+void FaultVfs::set_mapping(bool enabled) {
+  std::lock_guard lock(mu_);
+  mapping_ = enabled;
+}
+
+bool FaultVfs::mapping() const {
+  std::lock_guard lock(mu_);
+  return mapping_;
 }
 
 int64_t FaultVfs::CallCount(VfsOp op) const {
@@ -228,9 +253,8 @@ absl::StatusOr<std::shared_ptr<FaultVfs::Durability>> FaultVfs::TrackLocked(
   auto durability = std::make_shared<Durability>();
   if (!created) {
     // A file that predates tracking is durable as it is now.
-    absl::StatusOr<std::string> contents = ReadFileToString(target(), path);
-    if (!contents.ok()) return contents.status();
-    durability->durable = *std::move(contents);
+    LOADERX_ASSIGN_OR_RETURN(durability->durable,
+                             ReadFileToString(target(), path));
     durability->entry_durable = true;
   }
   tracked_.emplace(path, durability);
@@ -239,18 +263,14 @@ absl::StatusOr<std::shared_ptr<FaultVfs::Durability>> FaultVfs::TrackLocked(
 
 absl::StatusOr<std::unique_ptr<VfsFile>> FaultVfs::Open(absl::string_view path,
                                                         OpenMode mode) {
-  if (absl::Status s = MaybeFail(VfsOp::kOpen, path); !s.ok()) return s;
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kOpen, path));
   bool created = mode == OpenMode::kCreateExclusive;
   if (mode == OpenMode::kCreate) {
-    absl::StatusOr<bool> exists = target().Exists(path);
-    if (!exists.ok()) return exists.status();
-    created = !*exists;
+    LOADERX_ASSIGN_OR_RETURN(const bool exists, target().Exists(path));
+    created = !exists;
   }
-  absl::StatusOr<std::unique_ptr<VfsFile>> base = target().Open(path, mode);
-  if (!base.ok()) return base.status();
-
   auto handle = std::make_shared<Handle>();
-  handle->base = *std::move(base);
+  LOADERX_ASSIGN_OR_RETURN(handle->base, target().Open(path, mode));
   const std::string key(path);
   std::shared_ptr<Durability> durability;
   std::lock_guard lock(mu_);
@@ -258,10 +278,7 @@ absl::StatusOr<std::unique_ptr<VfsFile>> FaultVfs::Open(absl::string_view path,
     auto it = tracked_.find(key);
     if (it != tracked_.end()) durability = it->second;
   } else {
-    absl::StatusOr<std::shared_ptr<Durability>> tracked =
-        TrackLocked(key, created);
-    if (!tracked.ok()) return tracked.status();
-    durability = *std::move(tracked);
+    LOADERX_ASSIGN_OR_RETURN(durability, TrackLocked(key, created));
   }
   std::erase_if(handles_,
                 [](const std::weak_ptr<Handle>& h) { return h.expired(); });
@@ -271,16 +288,16 @@ absl::StatusOr<std::unique_ptr<VfsFile>> FaultVfs::Open(absl::string_view path,
 }
 
 absl::Status FaultVfs::Remove(absl::string_view path) {
-  if (absl::Status s = MaybeFail(VfsOp::kRemove, path); !s.ok()) return s;
-  if (absl::Status s = target().Remove(path); !s.ok()) return s;
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kRemove, path));
+  LOADERX_RETURN_IF_ERROR(target().Remove(path));
   std::lock_guard lock(mu_);
   tracked_.erase(std::string(path));
   return absl::OkStatus();
 }
 
 absl::Status FaultVfs::Rename(absl::string_view from, absl::string_view to) {
-  if (absl::Status s = MaybeFail(VfsOp::kRename, from); !s.ok()) return s;
-  if (absl::Status s = target().Rename(from, to); !s.ok()) return s;
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kRename, from));
+  LOADERX_RETURN_IF_ERROR(target().Rename(from, to));
   std::lock_guard lock(mu_);
   auto it = tracked_.find(std::string(from));
   if (it == tracked_.end()) {
@@ -295,34 +312,28 @@ absl::Status FaultVfs::Rename(absl::string_view from, absl::string_view to) {
 
 absl::StatusOr<std::vector<std::string>> FaultVfs::List(
     absl::string_view path) {
-  if (absl::Status s = MaybeFail(VfsOp::kList, path); !s.ok()) return s;
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kList, path));
   return target().List(path);
 }
 
 absl::Status FaultVfs::CreateDirectory(absl::string_view path) {
-  if (absl::Status s = MaybeFail(VfsOp::kCreateDirectory, path); !s.ok()) {
-    return s;
-  }
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kCreateDirectory, path));
   return target().CreateDirectory(path);
 }
 
 absl::Status FaultVfs::RemoveDirectory(absl::string_view path) {
-  if (absl::Status s = MaybeFail(VfsOp::kRemoveDirectory, path); !s.ok()) {
-    return s;
-  }
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kRemoveDirectory, path));
   return target().RemoveDirectory(path);
 }
 
 absl::StatusOr<bool> FaultVfs::Exists(absl::string_view path) {
-  if (absl::Status s = MaybeFail(VfsOp::kExists, path); !s.ok()) return s;
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kExists, path));
   return target().Exists(path);
 }
 
 absl::Status FaultVfs::SyncDirectory(absl::string_view path) {
-  if (absl::Status s = MaybeFail(VfsOp::kSyncDirectory, path); !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = target().SyncDirectory(path); !s.ok()) return s;
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kSyncDirectory, path));
+  LOADERX_RETURN_IF_ERROR(target().SyncDirectory(path));
   absl::string_view directory = path;
   if (directory.size() > 1 && directory.back() == '/') {
     directory.remove_suffix(1);
@@ -365,9 +376,7 @@ absl::Status FaultVfs::SimulateCrash(CrashMode mode, uint64_t seed) {
         }
       }
     }
-    if (absl::Status s = WriteStringToFile(target(), path, contents); !s.ok()) {
-      return s;
-    }
+    LOADERX_RETURN_IF_ERROR(WriteStringToFile(target(), path, contents));
   }
   return absl::OkStatus();
 }

@@ -22,6 +22,13 @@
 //    this `FaultVfs` are tracked. Tracking copies a file's contents at each
 //    sync, so this is a tool for small test data.
 //
+// 3. Mappings: `MapReadOnly` is declined (Unimplemented) unless
+//    `set_mapping(true)`, so the engine's crash tests exercise its `ReadAt`
+//    path by default and a test opts into the mapped path; with mapping on,
+//    calls are forwarded (and can be failed like any other operation).
+//    Mapped bytes are outside the crash model: a region made before a crash
+//    keeps showing what it showed.
+//
 // With no rule set and no crash simulated it forwards every call unchanged
 // (the conformance suite runs it that way). Thread-safe, like the wrapped VFS.
 // Registered as "fault", wrapping a new "memory" VFS.
@@ -39,7 +46,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "loaderx/vfs.h"
-#include "loaderx/vfs_wrapper.h"
 
 namespace loaderx {
 
@@ -61,11 +67,13 @@ enum class VfsOp {
   kSyncData,
   kSync,
   kTryLock,
+  kTryLockShared,
+  kMapReadOnly,
 };
 
 absl::string_view VfsOpName(VfsOp op);
 
-class FaultVfs final : public VfsWrapper {
+class FaultVfs final : public Vfs {
  public:
   static constexpr char kName[] = "fault";
 
@@ -92,6 +100,11 @@ class FaultVfs final : public VfsWrapper {
   // Removes every injection rule.
   void ClearFaults();
 
+  // Whether `MapReadOnly` is forwarded (true) or declined with
+  // Unimplemented (false, the default).
+  void set_mapping(bool enabled);
+  bool mapping() const;
+
   // How many times `op` was called through this VFS, failed calls included.
   int64_t CallCount(VfsOp op) const;
 
@@ -114,6 +127,8 @@ class FaultVfs final : public VfsWrapper {
 
  private:
   friend class FaultVfsFile;
+
+  Vfs& target() const { return *target_; }
   struct Durability;
   struct Handle;
 
@@ -138,7 +153,11 @@ class FaultVfs final : public VfsWrapper {
     int64_t seen = 0;  // Matching calls so far.
   };
 
+  std::unique_ptr<Vfs> owned_;  // Null when the base is not owned.
+  Vfs* const target_;
+
   mutable std::mutex mu_;
+  bool mapping_ = false;            // Guarded by `mu_`.
   std::vector<Rule> rules_;         // Guarded by `mu_`.
   std::map<VfsOp, int64_t> calls_;  // Guarded by `mu_`.
   // Files written through this VFS, by current path.

@@ -127,10 +127,26 @@ TEST_F(FaultVfsTest, EveryOperationCanFail) {
   fails(VfsOp::kSyncData, [&] { return file->SyncData(); });
   fails(VfsOp::kSync, [&] { return file->Sync(); });
   fails(VfsOp::kTryLock, [&] { return file->TryLock(); });
+  fails(VfsOp::kTryLockShared, [&] { return file->TryLockShared(); });
+  vfs_->set_mapping(true);
+  fails(VfsOp::kMapReadOnly, [&] { return file->MapReadOnly(0, 1); });
   // None of the failed calls changed anything.
   EXPECT_EQ(BaseContents("/d/f"), "x");
   EXPECT_FALSE(BaseExists("/d/g"));
   EXPECT_FALSE(BaseExists("/e"));
+}
+
+TEST_F(FaultVfsTest, MappingIsDeclinedUntilEnabled) {
+  ASSERT_OK(WriteStringToFile(*vfs_, "/d/f", "bytes"));
+  ASSERT_OK_AND_ASSIGN(auto file, vfs_->Open("/d/f", OpenMode::kReadOnly));
+  EXPECT_FALSE(vfs_->mapping());
+  EXPECT_STATUS_CODE(file->MapReadOnly(0, 5).status(),
+                     absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(vfs_->CallCount(VfsOp::kMapReadOnly), 0);
+  vfs_->set_mapping(true);
+  ASSERT_OK_AND_ASSIGN(auto region, file->MapReadOnly(1, 3));
+  EXPECT_EQ(region->data(), "yte");
+  EXPECT_EQ(vfs_->CallCount(VfsOp::kMapReadOnly), 1);
 }
 
 TEST_F(FaultVfsTest, UnsyncedWriteDisappearsAfterCrash) {

@@ -3,9 +3,12 @@
 // It follows the POSIX VFS's semantics, checked by the same conformance
 // suite: files are nodes shared between the namespace and open handles (so a
 // removed or renamed file stays usable through its handles, like an inode),
-// directories must exist before entries are made in them, and the lock
-// belongs to the node, not the path. Sync calls are no-ops: nothing here
+// directories must exist before entries are made in them, and the locks
+// belong to the node, not the path. Sync calls are no-ops: nothing here
 // survives the process, and the fault VFS models durability on top of it.
+// `MapReadOnly` hands out the file's own bytes: a node's contents are a
+// shared buffer, and a write to a buffer that a mapping still holds copies
+// it first (copy-on-write), so a mapping is a stable snapshot.
 //
 // Each `CreateVfs("memory")` is a new, empty filesystem in which "/" and the
 // current directory ("" or ".") exist. Paths are normalised by collapsing
@@ -27,18 +30,42 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "loaderx/spi/path.h"
+#include "loaderx/spi/status_macros.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
-#include "src/path.h"
 
 namespace loaderx {
 namespace {
 
-// What a file is: its bytes and whether a handle holds its lock.
+// What a file is: its bytes and which handles hold its lock.
 struct FileNode {
   mutable std::shared_mutex mu;
-  std::string data;     // Guarded by `mu`.
-  bool locked = false;  // Guarded by `mu`.
+  // Never null. Shared with the mappings made of it; copied before a write
+  // while any mapping holds it.
+  std::shared_ptr<std::string> data =  // Guarded by `mu`.
+      std::make_shared<std::string>();
+  bool exclusive = false;  // Guarded by `mu`.
+  int shared = 0;          // Guarded by `mu`: holders of the shared lock.
+
+  // The buffer, made private to this node so it may be changed in place.
+  std::string& MutableData() {
+    if (data.use_count() > 1) data = std::make_shared<std::string>(*data);
+    return *data;
+  }
+};
+
+// A snapshot of a file's bytes, sharing the node's buffer.
+class MemoryMapping final : public MappedRegion {
+ public:
+  MemoryMapping(std::shared_ptr<const std::string> buffer,
+                absl::string_view data)
+      : buffer_(std::move(buffer)), data_(data) {}
+  absl::string_view data() const override { return data_; }
+
+ private:
+  const std::shared_ptr<const std::string> buffer_;
+  const absl::string_view data_;
 };
 
 std::string Normalize(absl::string_view path) {
@@ -60,7 +87,8 @@ class MemoryFile final : public VfsFile {
 
   ~MemoryFile() override {
     std::unique_lock lock(node_->mu);
-    if (holds_lock_) node_->locked = false;
+    if (held_ == Held::kExclusive) node_->exclusive = false;
+    if (held_ == Held::kShared) --node_->shared;
   }
 
   const std::string& path() const override { return path_; }
@@ -68,7 +96,7 @@ class MemoryFile final : public VfsFile {
   absl::Status ReadAt(uint64_t offset, absl::Span<char> dst) const override {
     if (dst.empty()) return absl::OkStatus();
     std::shared_lock lock(node_->mu);
-    const std::string& data = node_->data;
+    const std::string& data = *node_->data;
     if (offset > data.size() || dst.size() > data.size() - offset) {
       return ReadPastEndError(path_, offset, dst.size(),
                               offset > data.size() ? 0 : data.size() - offset);
@@ -85,10 +113,10 @@ class MemoryFile final : public VfsFile {
       uint64_t offset, absl::Span<const absl::string_view> pieces) override {
     uint64_t total = 0;
     for (absl::string_view piece : pieces) total += piece.size();
-    if (absl::Status s = CheckWrite(offset, total); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(CheckWrite(offset, total));
     if (total == 0) return absl::OkStatus();  // Like pwrite: no extension.
     std::unique_lock lock(node_->mu);
-    std::string& data = node_->data;
+    std::string& data = node_->MutableData();
     if (data.size() < offset + total) data.resize(offset + total, '\0');
     for (absl::string_view piece : pieces) {
       if (!piece.empty())
@@ -100,13 +128,13 @@ class MemoryFile final : public VfsFile {
 
   absl::StatusOr<uint64_t> Size() const override {
     std::shared_lock lock(node_->mu);
-    return node_->data.size();
+    return node_->data->size();
   }
 
   absl::Status Truncate(uint64_t size) override {
-    if (absl::Status s = CheckWrite(size, 0); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(CheckWrite(size, 0));
     std::unique_lock lock(node_->mu);
-    node_->data.resize(size, '\0');
+    node_->MutableData().resize(size, '\0');
     return absl::OkStatus();
   }
 
@@ -115,13 +143,46 @@ class MemoryFile final : public VfsFile {
 
   absl::Status TryLock() override {
     std::unique_lock lock(node_->mu);
-    if (holds_lock_) return absl::OkStatus();
-    if (node_->locked) return BusyError(path_);
-    node_->locked = holds_lock_ = true;
+    if (held_ != Held::kNone) return Relock(Held::kExclusive);
+    if (node_->exclusive || node_->shared > 0) return BusyError(path_);
+    node_->exclusive = true;
+    held_ = Held::kExclusive;
     return absl::OkStatus();
   }
 
+  absl::Status TryLockShared() override {
+    std::unique_lock lock(node_->mu);
+    if (held_ != Held::kNone) return Relock(Held::kShared);
+    if (node_->exclusive) return BusyError(path_);
+    ++node_->shared;
+    held_ = Held::kShared;
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::unique_ptr<MappedRegion>> MapReadOnly(
+      uint64_t offset, uint64_t length) const override {
+    std::shared_lock lock(node_->mu);
+    const std::shared_ptr<const std::string> buffer = node_->data;
+    if (offset > buffer->size() || length > buffer->size() - offset) {
+      return absl::OutOfRangeError(
+          absl::StrCat("map ", path_, ": wanted ", length, " bytes at offset ",
+                       offset, " but the file ends after ",
+                       offset > buffer->size() ? 0 : buffer->size() - offset));
+    }
+    const absl::string_view bytes =
+        absl::string_view(*buffer).substr(offset, length);
+    return std::make_unique<MemoryMapping>(buffer, bytes);
+  }
+
  private:
+  enum class Held { kNone, kShared, kExclusive };
+
+  // A lock request on a handle that already holds `held_`.
+  absl::Status Relock(Held wanted) const {
+    if (held_ == wanted) return absl::OkStatus();
+    return LockModeConflictError(path_, held_ == Held::kShared);
+  }
+
   // The memory VFS holds files in a `std::string`; refuse sizes it could not
   // allocate rather than throwing from `resize`.
   absl::Status CheckWrite(uint64_t offset, uint64_t size) const {
@@ -138,7 +199,7 @@ class MemoryFile final : public VfsFile {
   const std::string path_;
   const std::shared_ptr<FileNode> node_;
   const bool writable_;
-  bool holds_lock_ = false;  // Guarded by `node_->mu`.
+  Held held_ = Held::kNone;  // Guarded by `node_->mu`.
 };
 
 class MemoryVfs final : public Vfs {
@@ -159,7 +220,7 @@ class MemoryVfs final : public Vfs {
       return absl::FailedPreconditionError(
           absl::StrCat("open ", path, ": not a regular file"));
     }
-    if (absl::Status s = CheckParentLocked("open", path); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(CheckParentLocked("open", path));
     auto it = files_.find(path);
     if (it == files_.end()) {
       if (mode == OpenMode::kReadOnly || mode == OpenMode::kReadWrite) {
@@ -182,7 +243,7 @@ class MemoryVfs final : public Vfs {
       return absl::FailedPreconditionError(absl::StrCat(
           "remove ", path, ": is a directory (use RemoveDirectory)"));
     }
-    if (absl::Status s = CheckParentLocked("remove", path); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(CheckParentLocked("remove", path));
     if (files_.erase(path) == 0) {
       return absl::NotFoundError(
           absl::StrCat("remove ", path, ": no such file"));
@@ -201,8 +262,8 @@ class MemoryVfs final : public Vfs {
       return absl::FailedPreconditionError(
           absl::StrCat(what, ": directories cannot be renamed"));
     }
-    if (absl::Status s = CheckParentLocked("rename", from); !s.ok()) return s;
-    if (absl::Status s = CheckParentLocked("rename", to); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(CheckParentLocked("rename", from));
+    LOADERX_RETURN_IF_ERROR(CheckParentLocked("rename", to));
     auto it = files_.find(from);
     if (it == files_.end()) {
       return absl::NotFoundError(absl::StrCat(what, ": no such file"));
@@ -226,7 +287,7 @@ class MemoryVfs final : public Vfs {
       return absl::FailedPreconditionError(
           absl::StrCat("list ", path, ": not a directory"));
     }
-    if (absl::Status s = CheckParentLocked("list", path); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(CheckParentLocked("list", path));
     if (!directories_.count(path)) {
       return absl::NotFoundError(
           absl::StrCat("list ", path, ": no such directory"));
@@ -241,9 +302,7 @@ class MemoryVfs final : public Vfs {
       return absl::AlreadyExistsError(
           absl::StrCat("create directory ", path, ": exists"));
     }
-    if (absl::Status s = CheckParentLocked("create directory", path); !s.ok()) {
-      return s;
-    }
+    LOADERX_RETURN_IF_ERROR(CheckParentLocked("create directory", path));
     directories_.insert(path);
     return absl::OkStatus();
   }
@@ -255,9 +314,7 @@ class MemoryVfs final : public Vfs {
       return absl::FailedPreconditionError(
           absl::StrCat("remove directory ", path, ": not a directory"));
     }
-    if (absl::Status s = CheckParentLocked("remove directory", path); !s.ok()) {
-      return s;
-    }
+    LOADERX_RETURN_IF_ERROR(CheckParentLocked("remove directory", path));
     if (!directories_.count(path)) {
       return absl::NotFoundError(
           absl::StrCat("remove directory ", path, ": no such directory"));
@@ -283,9 +340,7 @@ class MemoryVfs final : public Vfs {
       return absl::FailedPreconditionError(
           absl::StrCat("sync directory ", path, ": not a directory"));
     }
-    if (absl::Status s = CheckParentLocked("sync directory", path); !s.ok()) {
-      return s;
-    }
+    LOADERX_RETURN_IF_ERROR(CheckParentLocked("sync directory", path));
     if (!directories_.count(path)) {
       return absl::NotFoundError(
           absl::StrCat("sync directory ", path, ": no such directory"));

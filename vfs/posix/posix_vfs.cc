@@ -5,16 +5,23 @@
 //   batches of at most `IOV_MAX` pieces.
 // - `SyncData` is `fdatasync`, `Sync` is `fsync`, `SyncDirectory` is `fsync`
 //   on the directory.
-// - `TryLock` is `flock(LOCK_EX | LOCK_NB)`. `flock` locks belong to the open
-//   file description, so they exclude a second handle in the same process as
-//   well as other processes (an `fcntl` lock would not), and they are released
-//   when the descriptor is closed.
-// - Every descriptor is opened `O_CLOEXEC`.
+// - `TryLock` is `flock(LOCK_EX | LOCK_NB)`, `TryLockShared` is
+//   `flock(LOCK_SH | LOCK_NB)`. `flock` locks belong to the open file
+//   description, so they exclude a second handle in the same process as well
+//   as other processes (an `fcntl` lock would not), they work on read-only
+//   descriptors, and they are released when the descriptor is closed.
+// - `MapReadOnly` is `mmap(PROT_READ, MAP_SHARED)` of the page-aligned range
+//   covering the request, after checking the file is long enough (touching a
+//   mapped page past the end of a file raises SIGBUS).
+// - Every descriptor is opened `O_CLOEXEC`, and `O_NONBLOCK` until `fstat`
+//   has shown it is a regular file: opening a FIFO must not wait for a
+//   writer.
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -24,12 +31,14 @@
 #include <cerrno>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "loaderx/spi/status_macros.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
 
@@ -63,10 +72,7 @@ class PosixFile final : public VfsFile {
   const std::string& path() const override { return path_; }
 
   absl::Status ReadAt(uint64_t offset, absl::Span<char> dst) const override {
-    if (absl::Status s = CheckRange("read", path_, offset, dst.size());
-        !s.ok()) {
-      return s;
-    }
+    LOADERX_RETURN_IF_ERROR(CheckRange("read", path_, offset, dst.size()));
     size_t done = 0;
     while (done < dst.size()) {
       ssize_t n = ::pread(fd_, dst.data() + done, dst.size() - done,
@@ -84,7 +90,7 @@ class PosixFile final : public VfsFile {
   }
 
   absl::Status WriteAt(uint64_t offset, absl::string_view data) override {
-    if (absl::Status s = CheckWrite(offset, data.size()); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(CheckWrite(offset, data.size()));
     size_t done = 0;
     while (done < data.size()) {
       ssize_t n = ::pwrite(fd_, data.data() + done, data.size() - done,
@@ -103,7 +109,7 @@ class PosixFile final : public VfsFile {
       uint64_t offset, absl::Span<const absl::string_view> pieces) override {
     uint64_t total = 0;
     for (absl::string_view piece : pieces) total += piece.size();
-    if (absl::Status s = CheckWrite(offset, total); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(CheckWrite(offset, total));
 
     // `iov` holds the pieces not yet fully written, the first one advanced
     // past whatever a short write already covered.
@@ -147,7 +153,7 @@ class PosixFile final : public VfsFile {
   }
 
   absl::Status Truncate(uint64_t size) override {
-    if (absl::Status s = CheckWrite(size, 0); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(CheckWrite(size, 0));
     while (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {
       if (errno != EINTR) return PosixError("truncate", path_, errno);
     }
@@ -168,13 +174,11 @@ class PosixFile final : public VfsFile {
     return absl::OkStatus();
   }
 
-  absl::Status TryLock() override {
-    while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      if (errno == EWOULDBLOCK) return BusyError(path_);
-      if (errno != EINTR) return PosixError("lock", path_, errno);
-    }
-    return absl::OkStatus();
-  }
+  absl::Status TryLock() override { return Lock(/*shared=*/false); }
+  absl::Status TryLockShared() override { return Lock(/*shared=*/true); }
+
+  absl::StatusOr<std::unique_ptr<MappedRegion>> MapReadOnly(
+      uint64_t offset, uint64_t length) const override;
 
  private:
   // A write that reports success but transfers nothing would loop forever.
@@ -189,10 +193,68 @@ class PosixFile final : public VfsFile {
     return CheckRange("write", path_, offset, size);
   }
 
+  absl::Status Lock(bool shared) {
+    std::lock_guard guard(lock_mu_);
+    if (held_ != Held::kNone) {
+      if ((held_ == Held::kShared) == shared) return absl::OkStatus();
+      return LockModeConflictError(path_, held_ == Held::kShared);
+    }
+    while (::flock(fd_, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
+      if (errno == EWOULDBLOCK) return BusyError(path_);
+      if (errno != EINTR) return PosixError("lock", path_, errno);
+    }
+    held_ = shared ? Held::kShared : Held::kExclusive;
+    return absl::OkStatus();
+  }
+
+  enum class Held { kNone, kShared, kExclusive };
+
   const std::string path_;
   const int fd_;
   const bool writable_;
+  std::mutex lock_mu_;
+  Held held_ = Held::kNone;  // Guarded by `lock_mu_`.
 };
+
+// An `mmap` of the page-aligned range around the bytes asked for.
+class PosixMapping final : public MappedRegion {
+ public:
+  PosixMapping(void* base, size_t mapped, absl::string_view data)
+      : base_(base), mapped_(mapped), data_(data) {}
+  ~PosixMapping() override {
+    if (base_ != nullptr) ::munmap(base_, mapped_);
+  }
+  absl::string_view data() const override { return data_; }
+
+ private:
+  void* const base_;  // Null for an empty region.
+  const size_t mapped_;
+  const absl::string_view data_;
+};
+
+absl::StatusOr<std::unique_ptr<MappedRegion>> PosixFile::MapReadOnly(
+    uint64_t offset, uint64_t length) const {
+  LOADERX_RETURN_IF_ERROR(CheckRange("map", path_, offset, length));
+  LOADERX_ASSIGN_OR_RETURN(const uint64_t size, Size());
+  if (offset > size || length > size - offset) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "map ", path_, ": wanted ", length, " bytes at offset ", offset,
+        " but the file ends after ", offset > size ? 0 : size - offset));
+  }
+  if (length == 0) {
+    return std::make_unique<PosixMapping>(nullptr, 0, absl::string_view());
+  }
+  static const uint64_t kPage = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t start = offset / kPage * kPage;
+  const size_t mapped = static_cast<size_t>(offset - start + length);
+  void* base = ::mmap(nullptr, mapped, PROT_READ, MAP_SHARED, fd_,
+                      static_cast<off_t>(start));
+  if (base == MAP_FAILED) return PosixError("map", path_, errno);
+  return std::make_unique<PosixMapping>(
+      base, mapped,
+      absl::string_view(static_cast<const char*>(base) + (offset - start),
+                        static_cast<size_t>(length)));
+}
 
 class PosixVfs final : public Vfs {
  public:
@@ -201,7 +263,7 @@ class PosixVfs final : public Vfs {
   absl::StatusOr<std::unique_ptr<VfsFile>> Open(absl::string_view path,
                                                 OpenMode mode) override {
     std::string p(path);
-    int flags = O_CLOEXEC;
+    int flags = O_CLOEXEC | O_NONBLOCK;
     switch (mode) {
       case OpenMode::kReadOnly:
         flags |= O_RDONLY;
@@ -234,6 +296,15 @@ class PosixVfs final : public Vfs {
       ::close(fd);
       return absl::FailedPreconditionError(
           absl::StrCat("open ", p, ": not a regular file"));
+    }
+    // O_NONBLOCK only kept a FIFO from blocking the open; regular files
+    // ignore it, but clear it so the descriptor is plain.
+    const int status_flags = ::fcntl(fd, F_GETFL);
+    if (status_flags < 0 ||
+        ::fcntl(fd, F_SETFL, status_flags & ~O_NONBLOCK) != 0) {
+      const int error = errno;
+      ::close(fd);
+      return PosixError("fcntl", p, error);
     }
     return std::make_unique<PosixFile>(std::move(p), fd,
                                        mode != OpenMode::kReadOnly);

@@ -1,8 +1,9 @@
 // POSIX-only behaviour the shared conformance suite cannot show from one
-// process: the lock excludes other processes, and errors carry the OS's
-// reason.
+// process: the locks exclude other processes, errors carry the OS's reason,
+// and special files are refused without blocking.
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,6 +58,50 @@ TEST(PosixVfsTest, LockExcludesAnotherProcess) {
 
   holder.reset();  // Closing the descriptor releases the lock.
   EXPECT_EQ(RunInChild(try_lock_in_child), 1);
+}
+
+TEST(PosixVfsTest, SharedLockExcludesAWriterInAnotherProcess) {
+  ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("posix"));
+  const std::string path = TempPath("shared_lock_between_processes");
+  ASSERT_OK(WriteStringToFile(*vfs, path, "x"));
+  ASSERT_OK_AND_ASSIGN(auto reader, vfs->Open(path, OpenMode::kReadOnly));
+  ASSERT_OK(reader->TryLockShared());
+
+  // Exit codes: bit 0 = a second reader was admitted, bit 1 = the writer
+  // was refused as busy.
+  auto child = [&] {
+    absl::StatusOr<std::unique_ptr<Vfs>> child_vfs = CreateVfs("posix");
+    if (!child_vfs.ok()) return 8;
+    auto other_reader = (*child_vfs)->Open(path, OpenMode::kReadOnly);
+    auto writer = (*child_vfs)->Open(path, OpenMode::kReadWrite);
+    if (!other_reader.ok() || !writer.ok()) return 8;
+    int code = 0;
+    if ((*other_reader)->TryLockShared().ok()) code |= 1;
+    if (IsBusy((*writer)->TryLock())) code |= 2;
+    return code;
+  };
+  EXPECT_EQ(RunInChild(child), 3);
+}
+
+TEST(PosixVfsTest, OpeningAFifoFailsWithoutBlocking) {
+  ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("posix"));
+  const std::string path = TempPath("fifo");
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  // With no writer on the other end, a blocking open(2) would wait forever.
+  for (OpenMode mode :
+       {OpenMode::kReadOnly, OpenMode::kReadWrite, OpenMode::kCreate}) {
+    absl::StatusOr<std::unique_ptr<VfsFile>> file = vfs->Open(path, mode);
+    EXPECT_STATUS_CODE(file.status(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(file.status().message(), HasSubstr("not a regular file"));
+  }
+  EXPECT_STATUS_CODE(ReadFileToString(*vfs, path).status(),
+                     absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(PosixVfsTest, OpeningACharacterDeviceIsRefused) {
+  ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("posix"));
+  EXPECT_STATUS_CODE(vfs->Open("/dev/zero", OpenMode::kReadOnly).status(),
+                     absl::StatusCode::kFailedPrecondition);
 }
 
 // A file-size limit makes the kernel accept only part of a write: the

@@ -38,6 +38,7 @@ absl::StatusCode Win32ErrorCode(DWORD error) {
     case ERROR_DIR_NOT_EMPTY:
     case ERROR_DIRECTORY:
     case ERROR_DELETE_PENDING:
+    case ERROR_USER_MAPPED_FILE:  // Truncating below a mapped view.
       return absl::StatusCode::kFailedPrecondition;
     case ERROR_ACCESS_DENIED:
     case ERROR_WRITE_PROTECT:

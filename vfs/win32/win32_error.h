@@ -11,7 +11,7 @@
 //   ERROR_BAD_PATHNAME, ERROR_FILENAME_EXCED_RANGE,
 //   ERROR_NEGATIVE_SEEK                                InvalidArgument
 //   ERROR_DIR_NOT_EMPTY, ERROR_DIRECTORY,
-//   ERROR_DELETE_PENDING                               FailedPrecondition
+//   ERROR_DELETE_PENDING, ERROR_USER_MAPPED_FILE       FailedPrecondition
 //   ERROR_ACCESS_DENIED, ERROR_WRITE_PROTECT,
 //   ERROR_PRIVILEGE_NOT_HELD                           PermissionDenied
 //   ERROR_DISK_FULL, ERROR_HANDLE_DISK_FULL,

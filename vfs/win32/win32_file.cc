@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -111,7 +112,7 @@ Win32File::~Win32File() {
     std::lock_guard<std::mutex> guard(lock_mu_);
     // Closing releases the lock too, but Windows may do that lazily;
     // unlocking first frees the store for the next opener at once.
-    if (locked_) {
+    if (held_ != Held::kNone) {
       OVERLAPPED overlapped = OverlappedAt(kLockByte);
       ::UnlockFileEx(handle_, 0, 1, 0, &overlapped);
     }
@@ -237,25 +238,92 @@ absl::Status Win32File::Flush() {
   return absl::OkStatus();
 }
 
-absl::Status Win32File::TryLock() {
+absl::Status Win32File::Lock(bool shared) {
   std::lock_guard<std::mutex> guard(lock_mu_);
   // Windows refuses a second lock on a locked range even through the same
-  // handle; the holder's repeated call succeeds here instead.
-  if (locked_) return absl::OkStatus();
+  // handle: the holder's repeated call is answered here.
+  if (held_ != Held::kNone) {
+    if ((held_ == Held::kShared) == shared) return absl::OkStatus();
+    return LockModeConflictError(path_, held_ == Held::kShared);
+  }
   OVERLAPPED overlapped = OverlappedAt(kLockByte);
   if (overlapped.hEvent == nullptr) {
     return Win32Error("lock", path_, ::GetLastError());
   }
+  const DWORD flags =
+      LOCKFILE_FAIL_IMMEDIATELY | (shared ? 0 : LOCKFILE_EXCLUSIVE_LOCK);
   DWORD unused = 0;
-  const DWORD error = Complete(
-      handle_, overlapped,
-      ::LockFileEx(handle_, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY,
-                   0, 1, 0, &overlapped),
-      &unused);
+  const DWORD error =
+      Complete(handle_, overlapped,
+               ::LockFileEx(handle_, flags, 0, 1, 0, &overlapped), &unused);
   if (error == ERROR_LOCK_VIOLATION) return BusyError(path_);
   if (error != ERROR_SUCCESS) return Win32Error("lock", path_, error);
-  locked_ = true;
+  held_ = shared ? Held::kShared : Held::kExclusive;
   return absl::OkStatus();
+}
+
+namespace {
+
+// A view of the mapping around the bytes asked for.
+class Win32Mapping final : public MappedRegion {
+ public:
+  Win32Mapping(const void* view, absl::string_view data)
+      : view_(view), data_(data) {}
+  ~Win32Mapping() override {
+    if (view_ != nullptr) ::UnmapViewOfFile(view_);
+  }
+  absl::string_view data() const override { return data_; }
+
+ private:
+  const void* const view_;  // Null for an empty region.
+  const absl::string_view data_;
+};
+
+uint64_t AllocationGranularity() {
+  SYSTEM_INFO info;
+  ::GetSystemInfo(&info);
+  return info.dwAllocationGranularity;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<MappedRegion>> Win32File::MapReadOnly(
+    uint64_t offset, uint64_t length) const {
+  if (absl::Status s = CheckRange("map", path_, offset, length); !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<uint64_t> size = Size();
+  if (!size.ok()) return size.status();
+  if (offset > *size || length > *size - offset) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "map ", path_, ": wanted ", length, " bytes at offset ", offset,
+        " but the file ends after ", offset > *size ? 0 : *size - offset));
+  }
+  if (length == 0) {
+    return std::make_unique<Win32Mapping>(nullptr, absl::string_view());
+  }
+  // Views start at a multiple of the allocation granularity (64 KiB).
+  static const uint64_t kGranularity = AllocationGranularity();
+  const uint64_t start = offset / kGranularity * kGranularity;
+  const uint64_t mapped = offset - start + length;
+  if (mapped > SIZE_MAX) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "map ", path_, ": ", length, " bytes do not fit in memory"));
+  }
+  // The mapping object spans the file as it is now; the view holds it
+  // open, so it is closed at once.
+  HANDLE mapping =
+      ::CreateFileMappingW(handle_, nullptr, PAGE_READONLY, 0, 0, nullptr);
+  if (mapping == nullptr) return Win32Error("map", path_, ::GetLastError());
+  const void* view =
+      ::MapViewOfFile(mapping, FILE_MAP_READ, static_cast<DWORD>(start >> 32),
+                      static_cast<DWORD>(start), static_cast<SIZE_T>(mapped));
+  const DWORD error = ::GetLastError();
+  ::CloseHandle(mapping);
+  if (view == nullptr) return Win32Error("map", path_, error);
+  return std::make_unique<Win32Mapping>(
+      view, absl::string_view(static_cast<const char*>(view) + (offset - start),
+                              static_cast<size_t>(length)));
 }
 
 absl::Status Win32File::CheckWrite(uint64_t offset, uint64_t size) const {

@@ -10,14 +10,17 @@
 // - Every handle shares reading, writing and deletion with every other
 //   handle, as POSIX descriptors do: excluding another store is the lock's
 //   job, and a file can be removed or renamed while open.
-// - `TryLock` takes an exclusive `LockFileEx` lock on one byte at
-//   `kLockByte`, far past any data. Windows byte-range locks are mandatory
-//   (a locked range cannot be read or written through other handles), so a
-//   lock on the data itself would break readers; a byte no I/O touches
-//   excludes lockers only. The lock belongs to the handle: a second handle
-//   in the same process is refused like another process. A shared lock on
-//   the same byte is how a read-only open would admit readers and exclude
-//   writers.
+// - `TryLock` and `TryLockShared` take an exclusive or a shared `LockFileEx`
+//   lock on one byte at `kLockByte`, far past any data. Windows byte-range
+//   locks are mandatory (a locked range cannot be read or written through
+//   other handles), so a lock on the data itself would break readers; a
+//   byte no I/O touches excludes lockers only. Shared locks on it coexist
+//   and exclude the exclusive one. A lock belongs to the handle: a second
+//   handle in the same process is refused like another process.
+// - `MapReadOnly` maps a view (`CreateFileMappingW(PAGE_READONLY)` +
+//   `MapViewOfFile`) of the range rounded out to the allocation
+//   granularity; the view keeps the mapping alive after the handle closes.
+//   While a view is mapped Windows refuses to truncate the file below it.
 // - `SyncData` and `Sync` are both `FlushFileBuffers`, which writes data
 //   and metadata (Win32 has no data-only flush).
 // - Handles are not inherited by child processes.
@@ -26,6 +29,7 @@
 #define LOADERX_VFS_WIN32_WIN32_FILE_H_
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -74,19 +78,25 @@ class Win32File final : public VfsFile {
   absl::Status Truncate(uint64_t size) override;
   absl::Status SyncData() override { return Flush(); }
   absl::Status Sync() override { return Flush(); }
-  absl::Status TryLock() override;
+  absl::Status TryLock() override { return Lock(/*shared=*/false); }
+  absl::Status TryLockShared() override { return Lock(/*shared=*/true); }
+  absl::StatusOr<std::unique_ptr<MappedRegion>> MapReadOnly(
+      uint64_t offset, uint64_t length) const override;
 
  private:
+  enum class Held { kNone, kShared, kExclusive };
+
   absl::Status CheckWrite(uint64_t offset, uint64_t size) const;
   absl::Status WriteAll(uint64_t offset, absl::string_view data);
   absl::Status Flush();
+  absl::Status Lock(bool shared);
 
   const std::string path_;
   const HANDLE handle_;
   const bool writable_;
 
   std::mutex lock_mu_;
-  bool locked_ ABSL_GUARDED_BY(lock_mu_) = false;
+  Held held_ ABSL_GUARDED_BY(lock_mu_) = Held::kNone;
 };
 
 }  // namespace loaderx

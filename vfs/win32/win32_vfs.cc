@@ -119,6 +119,13 @@ class Win32Vfs final : public Vfs {
       }
       return PathError("open", path, *wide, error);
     }
+    // A reserved name ("C:/data/NUL") resolves to a device, and `\\.\`
+    // paths name devices and pipes: only files on a disk are files.
+    if (::GetFileType(handle) != FILE_TYPE_DISK) {
+      ::CloseHandle(handle);
+      return absl::FailedPreconditionError(
+          absl::StrCat("open ", path, ": not a regular file"));
+    }
     return std::make_unique<Win32File>(std::string(path), handle,
                                        flags.writable);
   }

@@ -3,9 +3,9 @@
 // and between handles, a file another program holds exclusively, and errors
 // that carry the system's reason.
 //
-// The test binary is also its own child process: `--try-lock PATH` opens
-// PATH, tries the lock and exits 0 if it is busy, 1 if it was granted and
-// 2 on any other outcome.
+// The test binary is also its own child process: `--try-lock PATH` and
+// `--try-lock-shared PATH` open PATH, try the exclusive or the shared lock
+// and exit 0 if it is busy, 1 if it was granted and 2 on any other outcome.
 
 #include <memory>
 #include <string>
@@ -28,25 +28,27 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-int TryLockInChild(const char* path) {
+int TryLockInChild(const char* path, bool shared) {
   absl::StatusOr<std::unique_ptr<Vfs>> vfs = CreateVfs("win32");
   if (!vfs.ok()) return 2;
-  auto file = (*vfs)->Open(path, OpenMode::kReadWrite);
+  auto file = (*vfs)->Open(path, OpenMode::kReadOnly);
   if (!file.ok()) return 2;
-  absl::Status status = (*file)->TryLock();
+  absl::Status status = shared ? (*file)->TryLockShared() : (*file)->TryLock();
   if (status.ok()) return 1;
   return IsBusy(status) ? 0 : 2;
 }
 
-// Runs this executable with `--try-lock path` and returns its exit code.
-int RunTryLockChild(const std::string& path) {
+// Runs this executable with `--try-lock path` (or `--try-lock-shared path`)
+// and returns its exit code.
+int RunTryLockChild(const std::string& path, bool shared = false) {
   wchar_t self[MAX_PATH];
   const DWORD length = ::GetModuleFileNameW(nullptr, self, MAX_PATH);
   if (length == 0 || length == MAX_PATH) return -1;
   absl::StatusOr<std::wstring> wide_path = Utf8ToWide(path);
   if (!wide_path.ok()) return -1;
+  const std::wstring flag = shared ? L"--try-lock-shared" : L"--try-lock";
   std::wstring command =
-      std::wstring(L"\"") + self + L"\" --try-lock \"" + *wide_path + L"\"";
+      std::wstring(L"\"") + self + L"\" " + flag + L" \"" + *wide_path + L"\"";
   STARTUPINFOW startup = {};
   startup.cb = sizeof(startup);
   PROCESS_INFORMATION process = {};
@@ -152,6 +154,17 @@ TEST_F(Win32VfsTest, LockExcludesAnotherProcess) {
   EXPECT_EQ(RunTryLockChild(path), 1);
 }
 
+TEST_F(Win32VfsTest, SharedLocksBetweenProcesses) {
+  const std::string path = Path("meta.zr");
+  ASSERT_OK(WriteStringToFile(*vfs_, path, "x"));
+  ASSERT_OK_AND_ASSIGN(auto reader, vfs_->Open(path, OpenMode::kReadOnly));
+  ASSERT_OK(reader->TryLockShared());
+  EXPECT_EQ(RunTryLockChild(path, /*shared=*/true), 1);  // Readers coexist.
+  EXPECT_EQ(RunTryLockChild(path), 0);                   // A writer is busy.
+  reader.reset();
+  EXPECT_EQ(RunTryLockChild(path), 1);
+}
+
 TEST_F(Win32VfsTest, LockLeavesTheDataToOtherHandles) {
   // Windows locks are mandatory, so the lock sits on a byte no I/O
   // touches: another handle still reads and writes the locked file. (Wine
@@ -187,6 +200,28 @@ TEST_F(Win32VfsTest, FileHeldExclusivelyByAnotherProgramIsBusy) {
   EXPECT_TRUE(IsBusy(status)) << status;
   EXPECT_THAT(status.message(), HasSubstr(path));
   EXPECT_OK(vfs_->Open(path, OpenMode::kReadOnly).status());
+}
+
+TEST_F(Win32VfsTest, DeviceNamesAreNotFiles) {
+  // "NUL" in any directory is the null device to Win32, and `\\.\` paths
+  // name devices: neither opens as a file.
+  for (const std::string& path : {Path("NUL"), std::string("\\\\.\\NUL")}) {
+    EXPECT_STATUS_CODE(vfs_->Open(path, OpenMode::kReadOnly),
+                       absl::StatusCode::kFailedPrecondition);
+  }
+}
+
+TEST_F(Win32VfsTest, TruncatingBelowAMappedViewIsFailedPrecondition) {
+  // Windows keeps a mapped view's bytes in the file: it refuses to cut
+  // them off (POSIX would leave the view pointing past the end).
+  ASSERT_OK_AND_ASSIGN(auto file, vfs_->Open(Path("m"), OpenMode::kCreate));
+  ASSERT_OK(file->WriteAt(0, std::string(100000, 'm')));
+  ASSERT_OK_AND_ASSIGN(auto region, file->MapReadOnly(70000, 30000));
+  EXPECT_STATUS_CODE(file->Truncate(1000),
+                     absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(region->data(), std::string(30000, 'm'));
+  region.reset();
+  EXPECT_OK(file->Truncate(1000));
 }
 
 TEST_F(Win32VfsTest, ErrorsCarryThePathAndTheReason) {
@@ -235,7 +270,10 @@ TEST_F(Win32VfsTest, LargeVectoredWriteMixesCoalescedAndDirectPieces) {
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::string_view(argv[1]) == "--try-lock") {
-    return loaderx::TryLockInChild(argv[2]);
+    return loaderx::TryLockInChild(argv[2], /*shared=*/false);
+  }
+  if (argc == 3 && std::string_view(argv[1]) == "--try-lock-shared") {
+    return loaderx::TryLockInChild(argv[2], /*shared=*/true);
   }
   testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();

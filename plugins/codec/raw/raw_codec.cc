@@ -1,8 +1,9 @@
-// The "raw" codec (tag 0): a record is stored as its own bytes. The store's
-// raw write path skips the codec and writes caller buffers with `pwritev`
-// directly; this plugin gives the engine one `Codec` shape for every store,
-// and its checks (exact sizes both ways) keep a truncated record from being
-// read as a short one.
+// The "raw" codec (tag 0): a record is stored as its own bytes. It says so
+// (`stores_verbatim`), so the engine's write path skips it and writes caller
+// buffers with `pwritev` directly, and reads go straight into destinations;
+// its contexts still give every store one `Codec` shape, and their checks
+// (exact sizes both ways) keep a truncated record from being read as a short
+// one.
 
 #include <cstring>
 #include <memory>
@@ -61,6 +62,7 @@ class RawCodec final : public Codec {
   absl::string_view name() const override { return kName; }
   uint8_t tag() const override { return kTag; }
   bool uses_dictionary() const override { return false; }
+  bool stores_verbatim() const override { return true; }
   size_t CompressBound(size_t source_size) const override {
     return source_size;
   }

@@ -1,58 +1,94 @@
-"""The step-based index sampler.
+"""The step-based index sampler, bit-exact with loaderx 1.7.7.
 
     from loaderx.zsampler import Sampler
 
-    sampler = Sampler(1_000_000, 256, Sampler.Mode.IID, seed=42)
-    indices = sampler.next()          # int64 array of shape (256,)
+    sampler = Sampler(1_000_000, 256, Sampler.Mode.CYCLIC, seed=42)
+    indices = sampler.next()          # uint64 array of shape (256,)
+    sampler.seek(1000)                # resume exactly at a step
 
-Every batch is a pure function of (seed, step): `seek(step)` resumes a run
-exactly, and `batch(step)` recomputes any step without moving the cursor.
-Modes: SEQUENTIAL (a circular sliding window), IID (uniform with
-replacement, unbiased), CYCLIC (a fresh permutation each cycle, no index
-twice within one; the remainder of length / batch_size is dropped, a
-different one each cycle). A sampler is an endless iterator.
+For modes SEQUENTIAL, IID and CYCLIC the same (length, batch_size, mode,
+seed) and the same calls give the same indices as loaderx 1.7.7's
+`Sampler`. Modes are plain ints, as there (`Sampler.Mode.IID == 1`, and
+passing `1` works):
+
+  SEQUENTIAL (0)  a circular sliding window: step s starts at s * batch_size
+                  (mod length) and wraps inside a batch when length is
+                  smaller than the batch.
+  IID (1)         uniform with replacement from one generator stream seeded
+                  once; every batch is `batch_size` draws.
+  CYCLIC (2)      without replacement: each cycle is a fresh pseudo-random
+                  permutation, length // batch_size batches of batch_size;
+                  the remainder is skipped, a different one each cycle. When
+                  length < batch_size, every batch is a whole permutation of
+                  `length` indices (a short batch).
+  IID_KEYED (3)   a loaderx addition, not in 1.7.7: uniform with replacement,
+                  but batch s is a pure function of (seed, s), so seek() and
+                  batch() cost O(batch_size) at any step. Not IID's sequence.
+
+Costs: `next()` is O(batch_size). `seek(step)` and `batch(step)` are
+O(batch_size) for SEQUENTIAL, CYCLIC and IID_KEYED; IID replays its stream
+to get there, O(distance * batch_size) draws (forward from the current step,
+or from step 0 when going back), as 1.7.7 does. Seek follows 1.7.7's
+formulas in wrapping 64-bit arithmetic: for SEQUENTIAL and IID,
+seek(step) lands where `step` calls of next() would while
+step * batch_size < 2**64.
+
+Arguments are ints in [0, 2**64) (numpy integers too): a negative or too
+large one raises OverflowError, as in 1.7.7; a length or batch size of 0 and
+an unknown mode raise ValueError (1.7.7 crashes or runs another mode). A
+sampler is an endless iterator. One sampler must not be used from several
+threads at once.
 """
 
 import enum
+import operator
 
 import numpy as np
 
 from loaderx import loaderx_native as _native
 
+_U64_LIMIT = 1 << 64
+
 
 class Sampler:
-    """Batches of `batch_size` indices into `range(length)`."""
+    """Batches of indices into `range(length)`, `batch_size` at a time."""
 
-    class Mode(enum.Enum):
-        SEQUENTIAL = "sequential"
-        IID = "iid"
-        CYCLIC = "cyclic"
+    class Mode(enum.IntEnum):
+        SEQUENTIAL = 0
+        IID = 1
+        CYCLIC = 2  # without replacement, a fresh permutation per cycle
+        IID_KEYED = 3  # loaderx only: IID keyed by step, O(1) seek
 
-    def __init__(self, length, batch_size, mode, seed=0):
-        mode = Sampler.Mode(mode)
+    def __init__(self, length, batch_size, mode, seed=42):
+        mode = operator.index(mode)
+        if not 0 <= mode < 256:
+            raise OverflowError(f"mode {mode} does not fit uint8")
         self._native = _native.IndexSampler(
-            int(length), int(batch_size), mode.value, _as_int64(seed))
-        self._mode = mode
-        self._seed = int(seed)
+            _u64(length, "length"), _u64(batch_size, "batch_size"), mode,
+            _u64(seed, "seed"))
+        self._batch_length = self._native.batch_length()
 
     def next(self):
-        """The batch at the current step, as a new int64 array; advances."""
-        out = np.empty(self._native.batch_size(), dtype=np.int64)
-        self._native.next_into(out)
-        return out
+        """The current step's batch as a new uint64 array of exactly the
+        indices drawn; advances one step."""
+        out = np.empty(self._batch_length, dtype=np.uint64)
+        count = self._native.next_into(out)
+        return out if count == len(out) else out[:count].copy()
 
     def batch(self, step):
-        """The batch at `step`, without moving the cursor."""
-        out = np.empty(self._native.batch_size(), dtype=np.int64)
-        self._native.batch_into(int(step), out)
-        return out
+        """What `seek(step)` then `next()` would return, without moving the
+        cursor (IID replays its stream: see the module's costs)."""
+        out = np.empty(self._batch_length, dtype=np.uint64)
+        count = self._native.batch_into(_u64(step, "step"), out)
+        return out if count == len(out) else out[:count].copy()
 
     def seek(self, step):
         """Moves the cursor: the next `next()` returns batch `step`."""
-        self._native.seek(int(step))
+        self._native.seek(_u64(step, "step"))
 
     @property
     def step(self):
+        """The step the next `next()` returns."""
         return self._native.step()
 
     @property
@@ -65,15 +101,16 @@ class Sampler:
 
     @property
     def mode(self):
-        return self._mode
+        return Sampler.Mode(self._native.mode())
 
     @property
     def seed(self):
-        return self._seed
+        return self._native.seed()
 
     @property
     def batches_per_cycle(self):
-        """CYCLIC: batches in one cycle, length // batch_size."""
+        """CYCLIC: batches in one cycle, length // batch_size (1 when
+        length < batch_size)."""
         return self._native.batches_per_cycle()
 
     def __iter__(self):
@@ -84,13 +121,14 @@ class Sampler:
 
     def __repr__(self):
         return (f"Sampler({self.length}, {self.batch_size}, "
-                f"Sampler.Mode.{self._mode.name}, seed={self.seed}, "
+                f"Sampler.Mode.{self.mode.name}, seed={self.seed}, "
                 f"step={self.step})")
 
 
-def _as_int64(seed):
-    """A seed in [-2**63, 2**64) as the int64 with the same 64 bits."""
-    seed = int(seed)
-    if not -(1 << 63) <= seed < (1 << 64):
-        raise ValueError(f"seed {seed} does not fit in 64 bits")
-    return seed - (1 << 64) if seed >= (1 << 63) else seed
+def _u64(value, name):
+    """`value` as an int in [0, 2**64); OverflowError outside it, as the
+    reference's cffi layer raises."""
+    value = operator.index(value)
+    if not 0 <= value < _U64_LIMIT:
+        raise OverflowError(f"{name} {value} is outside [0, 2**64)")
+    return value

@@ -3,8 +3,8 @@
 //   LOADERX_RETURN_IF_ERROR(file->Sync());
 //   LOADERX_ASSIGN_OR_RETURN(auto size, file->Size());
 
-#ifndef LOADERX_SRC_STATUS_MACROS_H_
-#define LOADERX_SRC_STATUS_MACROS_H_
+#ifndef LOADERX_SPI_STATUS_MACROS_H_
+#define LOADERX_SPI_STATUS_MACROS_H_
 
 #include <utility>
 
@@ -30,4 +30,4 @@
   if (!tmp.ok()) return std::move(tmp).status();      \
   lhs = *std::move(tmp)
 
-#endif  // LOADERX_SRC_STATUS_MACROS_H_
+#endif  // LOADERX_SPI_STATUS_MACROS_H_

@@ -2,8 +2,8 @@
 // separates too, and "C:/" is a root like "/"). Pure string work: no
 // filesystem is consulted and "." / ".." are not interpreted.
 
-#ifndef LOADERX_SRC_PATH_H_
-#define LOADERX_SRC_PATH_H_
+#ifndef LOADERX_SPI_PATH_H_
+#define LOADERX_SPI_PATH_H_
 
 #include <string>
 
@@ -25,4 +25,4 @@ std::string JoinPath(absl::string_view directory, absl::string_view name);
 
 }  // namespace loaderx
 
-#endif  // LOADERX_SRC_PATH_H_
+#endif  // LOADERX_SPI_PATH_H_

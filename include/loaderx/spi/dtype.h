@@ -3,8 +3,8 @@
 // Only the fixed-size numeric kinds a tensor store holds are accepted:
 // b (bool), i, u, f, c, with the sizes numpy gives them.
 
-#ifndef LOADERX_SRC_DTYPE_H_
-#define LOADERX_SRC_DTYPE_H_
+#ifndef LOADERX_SPI_DTYPE_H_
+#define LOADERX_SPI_DTYPE_H_
 
 #include <cstdint>
 
@@ -18,4 +18,4 @@ absl::StatusOr<uint32_t> DTypeItemSize(absl::string_view dtype);
 
 }  // namespace loaderx
 
-#endif  // LOADERX_SRC_DTYPE_H_
+#endif  // LOADERX_SPI_DTYPE_H_

@@ -2,8 +2,8 @@
 // same on every host. Shared by the physical header, the record table, the
 // typed header and ragged shape records.
 
-#ifndef LOADERX_SRC_LITTLE_ENDIAN_H_
-#define LOADERX_SRC_LITTLE_ENDIAN_H_
+#ifndef LOADERX_SPI_LITTLE_ENDIAN_H_
+#define LOADERX_SPI_LITTLE_ENDIAN_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -30,4 +30,4 @@ T LoadLittle(const char* in, size_t bytes = sizeof(T)) {
 
 }  // namespace loaderx
 
-#endif  // LOADERX_SRC_LITTLE_ENDIAN_H_
+#endif  // LOADERX_SPI_LITTLE_ENDIAN_H_

@@ -1,0 +1,137 @@
+// The VFS conformance suite, part 2: lock modes and read-only mappings (the
+// contract of `VfsFile::TryLock`, `TryLockShared` and `MapReadOnly`).
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "loaderx/vfs.h"
+#include "tests/status_testing.h"
+#include "tests/vfs_conformance.h"
+
+namespace loaderx {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST_P(VfsConformanceTest, SharedLocksCoexistAndExcludeTheExclusiveOne) {
+  ASSERT_OK(WriteStringToFile(*vfs_, Path("lock"), "x"));
+  ASSERT_OK_AND_ASSIGN(auto reader1,
+                       vfs_->Open(Path("lock"), OpenMode::kReadOnly));
+  ASSERT_OK_AND_ASSIGN(auto reader2,
+                       vfs_->Open(Path("lock"), OpenMode::kReadOnly));
+  ASSERT_OK_AND_ASSIGN(auto writer,
+                       vfs_->Open(Path("lock"), OpenMode::kReadWrite));
+  ASSERT_OK(reader1->TryLockShared());
+  EXPECT_OK(reader1->TryLockShared());  // Again through the holder.
+  ASSERT_OK(reader2->TryLockShared());
+  absl::Status busy = writer->TryLock();
+  EXPECT_TRUE(IsBusy(busy)) << busy;
+  // The exclusive lock becomes free only when the last reader goes.
+  reader1.reset();
+  EXPECT_TRUE(IsBusy(writer->TryLock()));
+  reader2.reset();
+  EXPECT_OK(writer->TryLock());
+}
+
+TEST_P(VfsConformanceTest, ExclusiveLockExcludesReaders) {
+  ASSERT_OK(WriteStringToFile(*vfs_, Path("lock"), "x"));
+  ASSERT_OK_AND_ASSIGN(auto writer,
+                       vfs_->Open(Path("lock"), OpenMode::kReadWrite));
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       vfs_->Open(Path("lock"), OpenMode::kReadOnly));
+  ASSERT_OK(writer->TryLock());
+  absl::Status busy = reader->TryLockShared();
+  EXPECT_TRUE(IsBusy(busy)) << busy;
+  EXPECT_THAT(busy.message(), HasSubstr(Path("lock")));
+  writer.reset();
+  EXPECT_OK(reader->TryLockShared());
+}
+
+TEST_P(VfsConformanceTest, ReadOnlyHandlesTakeEitherLock) {
+  ASSERT_OK(WriteStringToFile(*vfs_, Path("lock"), "x"));
+  ASSERT_OK_AND_ASSIGN(auto first,
+                       vfs_->Open(Path("lock"), OpenMode::kReadOnly));
+  EXPECT_OK(first->TryLock());
+  first.reset();
+  ASSERT_OK_AND_ASSIGN(auto second,
+                       vfs_->Open(Path("lock"), OpenMode::kReadOnly));
+  EXPECT_OK(second->TryLockShared());
+}
+
+TEST_P(VfsConformanceTest, LocksAreNeverConverted) {
+  ASSERT_OK(WriteStringToFile(*vfs_, Path("lock"), "x"));
+  ASSERT_OK_AND_ASSIGN(auto shared,
+                       vfs_->Open(Path("lock"), OpenMode::kReadOnly));
+  ASSERT_OK(shared->TryLockShared());
+  EXPECT_STATUS_CODE(shared->TryLock(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_OK(shared->TryLockShared());  // Still held.
+  shared.reset();
+  ASSERT_OK_AND_ASSIGN(auto exclusive,
+                       vfs_->Open(Path("lock"), OpenMode::kReadWrite));
+  ASSERT_OK(exclusive->TryLock());
+  EXPECT_STATUS_CODE(exclusive->TryLockShared(),
+                     absl::StatusCode::kFailedPrecondition);
+  EXPECT_OK(exclusive->TryLock());
+}
+
+TEST_P(VfsConformanceTest, MapReadOnlyShowsTheFilesBytes) {
+  std::string contents(10000, '\0');
+  for (size_t i = 0; i < contents.size(); ++i) {
+    contents[i] = static_cast<char>(i * 7 + 3);
+  }
+  ASSERT_OK(WriteStringToFile(*vfs_, Path("m"), contents));
+  ASSERT_OK_AND_ASSIGN(auto file, vfs_->Open(Path("m"), OpenMode::kReadOnly));
+  absl::StatusOr<std::unique_ptr<MappedRegion>> region =
+      file->MapReadOnly(4099, 5000);
+  if (!GetParam().can_map) {
+    EXPECT_STATUS_CODE(region.status(), absl::StatusCode::kUnimplemented);
+    return;
+  }
+  ASSERT_OK(region.status());
+  EXPECT_EQ((*region)->data(), absl::string_view(contents).substr(4099, 5000));
+  // A region outlives the handle that made it.
+  file.reset();
+  EXPECT_EQ((*region)->data(), absl::string_view(contents).substr(4099, 5000));
+}
+
+TEST_P(VfsConformanceTest, MapReadOnlyChecksTheRange) {
+  ASSERT_OK(WriteStringToFile(*vfs_, Path("m"), "0123456789"));
+  ASSERT_OK_AND_ASSIGN(auto file, vfs_->Open(Path("m"), OpenMode::kReadOnly));
+  if (!GetParam().can_map) {
+    EXPECT_STATUS_CODE(file->MapReadOnly(0, 10).status(),
+                       absl::StatusCode::kUnimplemented);
+    return;
+  }
+  EXPECT_STATUS_CODE(file->MapReadOnly(5, 6).status(),
+                     absl::StatusCode::kOutOfRange);
+  EXPECT_STATUS_CODE(file->MapReadOnly(11, 0).status(),
+                     absl::StatusCode::kOutOfRange);
+  ASSERT_OK_AND_ASSIGN(auto whole, file->MapReadOnly(0, 10));
+  EXPECT_EQ(whole->data(), "0123456789");
+  ASSERT_OK_AND_ASSIGN(auto empty, file->MapReadOnly(10, 0));
+  EXPECT_TRUE(empty->data().empty());
+}
+
+TEST_P(VfsConformanceTest, MappedBytesThatAreNotRewrittenStayValid) {
+  // The engine maps committed bytes and keeps appending after them: the
+  // region must keep its bytes while the file grows.
+  ASSERT_OK_AND_ASSIGN(auto file, vfs_->Open(Path("m"), OpenMode::kCreate));
+  ASSERT_OK(file->WriteAt(0, "committed"));
+  absl::StatusOr<std::unique_ptr<MappedRegion>> region =
+      file->MapReadOnly(0, 9);
+  if (!GetParam().can_map) {
+    EXPECT_STATUS_CODE(region.status(), absl::StatusCode::kUnimplemented);
+    return;
+  }
+  ASSERT_OK(region.status());
+  ASSERT_OK(file->WriteAt(9, std::string(70000, 'a')));
+  EXPECT_EQ((*region)->data(), "committed");
+  ASSERT_OK_AND_ASSIGN(auto grown, file->MapReadOnly(9, 70000));
+  EXPECT_EQ(grown->data(), std::string(70000, 'a'));
+}
+
+}  // namespace
+}  // namespace loaderx
