@@ -10,9 +10,9 @@ defines, dependency files, archiving).
 
 Compilation modes: `fastbuild` (the default) is `-O1` without debug
 information, `opt` is `-O2 -DNDEBUG`, `dbg` is `-O0 -g`. The Windows test
-pass (`--config=mingw_test`) compiles loaderx's own code at `-O0`, which
-compiles fastest, and keeps the dependencies at `-O1`, which zstd's
-level-19 compression in the codec tests needs.
+pass (`--config=mingw_test`) compiles everything but zstd at `-O0`, which
+compiles fastest; zstd keeps `-O1`, which its level-19 compression in the
+codec tests needs.
 """
 
 load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "ACTION_NAMES")
