@@ -3,7 +3,8 @@
 //
 // - Paths are UTF-8, converted to extended-length UTF-16 (`\\?\`, no
 //   MAX_PATH limit) by `ToWin32Path`; `/` and `\` both separate.
-// - File handles, their I/O and the store lock are `Win32File`.
+// - File handles, their I/O, locks and mappings are `Win32File`
+//   (win32_file.h); only disk files open, not devices.
 // - `Remove` deletes with POSIX semantics where the file system offers them
 //   (`FILE_DISPOSITION_FLAG_POSIX_SEMANTICS`, NTFS on Windows 10 1709 and
 //   later): the name is gone at once while open handles stay usable.
@@ -17,8 +18,7 @@
 //   handle opened with `FILE_FLAG_BACKUP_SEMANTICS`). Where Windows refuses
 //   to flush a directory (no write access to it, or a file system that
 //   does not support it) it succeeds without flushing: NTFS journals
-//   creations, removals and renames itself, and `Sync` on a file commits
-//   the journal with it.
+//   creations, removals and renames itself, and renames are write-through.
 
 #include <algorithm>
 #include <memory>
