@@ -38,7 +38,20 @@ absl::StatusOr<std::unique_ptr<DenseStore>> DenseStore::Open(
                      store.geometry.record_width));
 }
 
+absl::StatusOr<std::unique_ptr<DenseStore>> DenseStore::OpenOrCreate(
+    Vfs& vfs, absl::string_view path, const StoreRequest& request) {
+  LOADERX_ASSIGN_OR_RETURN(OpenedStore store,
+                           OpenOrCreateTypedStore(vfs, path, "dense", request));
+  return std::unique_ptr<DenseStore>(
+      new DenseStore(std::move(store.engine), std::move(store.identity),
+                     store.geometry.record_width));
+}
+
 uint64_t DenseStore::size() const { return engine_->length(); }
+
+bool DenseStore::has_dictionary() const {
+  return engine_->codec().uses_dictionary();
+}
 
 absl::string_view DenseStore::codec() const { return engine_->codec().name(); }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -12,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "loaderx/codec_registry.h"
+#include "loaderx/error_code.h"
 #include "loaderx/spi/path.h"
 #include "loaderx/spi/status_macros.h"
 #include "src/index_check.h"
@@ -41,39 +43,11 @@ absl::Status CheckRecordSize(uint64_t size, uint64_t index) {
         "record ", index, " of the batch is empty; records must be nonempty"));
   }
   if (size > kMaxRecordBytes) {
-    return absl::InvalidArgumentError(
+    return RecordTooLargeError(
         absl::StrCat("record ", index, " of the batch has ", size,
                      " bytes; a record is at most 2^31"));
   }
   return absl::OkStatus();
-}
-
-// Loads a store's codec: its tag from the header, its dictionary from
-// dict.zr when present, and `level` for this handle's appends (0: the
-// codec's default). A dictionary where the codec takes none, or none where
-// it needs one, is a damaged store; a level the codec refuses is the
-// caller's mistake.
-absl::StatusOr<std::unique_ptr<Codec>> LoadCodec(Vfs& vfs,
-                                                 const std::string& directory,
-                                                 uint8_t tag, int level) {
-  const std::string dictionary_path =
-      JoinPath(directory, store_format::kDictionaryFile);
-  CodecOptions options;
-  LOADERX_ASSIGN_OR_RETURN(bool has_dictionary, vfs.Exists(dictionary_path));
-  if (has_dictionary) {
-    LOADERX_ASSIGN_OR_RETURN(options.dictionary,
-                             ReadFileToString(vfs, dictionary_path));
-  }
-  absl::StatusOr<std::unique_ptr<Codec>> codec = CreateCodecByTag(tag, options);
-  if (!codec.ok()) {
-    return absl::DataLossError(
-        absl::StrCat(directory, ": cannot load the store's codec (tag ", tag,
-                     has_dictionary ? ", with" : ", without",
-                     " dict.zr): ", codec.status().message()));
-  }
-  if (level == 0) return codec;
-  options.level = level;
-  return CreateCodecByTag(tag, options);
 }
 
 }  // namespace
@@ -94,120 +68,6 @@ RecordEngine::RecordEngine(std::unique_ptr<StoreFiles> files,
       length_(header.length) {}
 
 RecordEngine::~RecordEngine() = default;
-
-absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Create(
-    Vfs& vfs, absl::string_view directory, const RecordEngineOptions& options) {
-  absl::StatusOr<std::unique_ptr<Codec>> codec =
-      CreateCodec(options.codec, options.codec_options);
-  if (absl::IsNotFound(codec.status())) {
-    return absl::InvalidArgumentError(codec.status().message());
-  }
-  LOADERX_RETURN_IF_ERROR(codec.status());
-
-  const std::string dir(directory);
-  LOADERX_ASSIGN_OR_RETURN(bool existed, vfs.Exists(dir));
-  if (!existed) LOADERX_RETURN_IF_ERROR(vfs.CreateDirectory(dir));
-  const std::string meta_path = JoinPath(dir, store_format::kHeaderFile);
-  absl::StatusOr<std::unique_ptr<VfsFile>> meta =
-      vfs.Open(meta_path, OpenMode::kCreateExclusive);
-  if (absl::IsAlreadyExists(meta.status())) {
-    return absl::AlreadyExistsError(
-        absl::StrCat(dir, " already holds a store"));
-  }
-  LOADERX_RETURN_IF_ERROR(meta.status());
-
-  auto files = std::make_unique<StoreFiles>(vfs, dir, *std::move(meta));
-  PhysicalHeader header;
-  header.codec = (*codec)->tag();
-  absl::Status created = [&]() -> absl::Status {
-    LOADERX_RETURN_IF_ERROR(files->meta().TryLock());
-    // meta.zr stays empty, so not a valid store, until everything it
-    // depends on is durable.
-    if ((*codec)->uses_dictionary()) {
-      LOADERX_RETURN_IF_ERROR(
-          WriteStringToFile(vfs, files->PathOf(store_format::kDictionaryFile),
-                            options.codec_options.dictionary, /*sync=*/true));
-    }
-    LOADERX_RETURN_IF_ERROR(files->CreateChunk(0));
-    files->MarkChunkWritten(0);
-    const auto bytes = store_format::EncodeHeader(header);
-    LOADERX_RETURN_IF_ERROR(files->meta().WriteAt(
-        0, absl::string_view(bytes.data(), bytes.size())));
-    LOADERX_RETURN_IF_ERROR(files->SyncWritten());
-    if (existed) return absl::OkStatus();
-    // The store's own directory entry must be durable too.
-    const std::string parent = ParentDirectory(dir);
-    return vfs.SyncDirectory(parent.empty() ? "." : parent);
-  }();
-  if (!created.ok() && !IsBusy(created)) {
-    // Leave nothing behind that looks like a (broken) store. Best effort:
-    // the creation error is what the caller needs to see. (Busy means
-    // another handle raced us to this store: its files are not ours.)
-    files.reset();
-    const std::string leftovers[] = {std::string(store_format::kHeaderFile),
-                                     std::string(store_format::kDictionaryFile),
-                                     store_format::ChunkFileName(0)};
-    for (const std::string& name : leftovers) {
-      (void)vfs.Remove(JoinPath(dir, name));
-    }
-    if (!existed) (void)vfs.RemoveDirectory(dir);
-  }
-  LOADERX_RETURN_IF_ERROR(created);
-  return std::unique_ptr<RecordEngine>(
-      new RecordEngine(std::move(files), *std::move(codec), options, header));
-}
-
-absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Open(
-    Vfs& vfs, absl::string_view directory, const RecordEngineOptions& options) {
-  const std::string dir(directory);
-  const std::string meta_path = JoinPath(dir, store_format::kHeaderFile);
-  absl::StatusOr<std::unique_ptr<VfsFile>> meta =
-      vfs.Open(meta_path, OpenMode::kReadWrite);
-  if (absl::IsNotFound(meta.status())) {
-    return absl::NotFoundError(
-        absl::StrCat("no store at ", dir, " (", meta.status().message(), ")"));
-  }
-  LOADERX_RETURN_IF_ERROR(meta.status());
-  LOADERX_RETURN_IF_ERROR((*meta)->TryLock());
-
-  LOADERX_ASSIGN_OR_RETURN(uint64_t meta_size, (*meta)->Size());
-  std::string bytes(std::min<uint64_t>(meta_size, kHeaderBytes + 1), '\0');
-  LOADERX_RETURN_IF_ERROR((*meta)->ReadAt(0, absl::MakeSpan(bytes)));
-  LOADERX_ASSIGN_OR_RETURN(PhysicalHeader header,
-                           store_format::DecodeHeader(bytes, meta_path));
-  LOADERX_ASSIGN_OR_RETURN(
-      std::unique_ptr<Codec> codec,
-      LoadCodec(vfs, dir, header.codec, options.codec_options.level));
-
-  auto files = std::make_unique<StoreFiles>(vfs, dir, *std::move(meta));
-  for (uint64_t chunk = 0; chunk <= header.tail_chunk; ++chunk) {
-    LOADERX_RETURN_IF_ERROR(files->OpenChunk(chunk));
-  }
-  LOADERX_ASSIGN_OR_RETURN(VfsFile * tail, files->Chunk(header.tail_chunk));
-  LOADERX_ASSIGN_OR_RETURN(uint64_t tail_size, tail->Size());
-  if (tail_size < header.tail_offset) {
-    return absl::DataLossError(
-        absl::StrCat(tail->path(), " has ", tail_size,
-                     " bytes but the header's frontier is at ",
-                     header.tail_offset, " (damaged store)"));
-  }
-  if (header.length > 0) {
-    const uint64_t last = header.length - 1;
-    for (uint64_t segment = 0; segment <= SegmentOf(last); ++segment) {
-      LOADERX_RETURN_IF_ERROR(files->OpenSegment(segment));
-    }
-    LOADERX_ASSIGN_OR_RETURN(VfsFile * segment,
-                             files->Segment(SegmentOf(last)));
-    LOADERX_ASSIGN_OR_RETURN(uint64_t segment_size, segment->Size());
-    if (segment_size < OffsetInSegment(last) + kRecordLocBytes) {
-      return absl::DataLossError(
-          absl::StrCat(segment->path(), " is too short for ", header.length,
-                       " records (damaged store)"));
-    }
-  }
-  return std::unique_ptr<RecordEngine>(
-      new RecordEngine(std::move(files), std::move(codec), options, header));
-}
 
 absl::StatusOr<uint64_t> RecordEngine::AppendFixed(absl::string_view data,
                                                    uint64_t count,
@@ -290,6 +150,12 @@ absl::StatusOr<uint64_t> RecordEngine::Commit(
   for (size_t i = 0; i < frames.size(); ++i) {
     const uint64_t size = frames[i].stored().size();
     if (next.tail_offset > 0 && next.tail_offset + size > chunk_capacity_) {
+      if (next.tail_chunk == std::numeric_limits<uint32_t>::max()) {
+        return WithErrorCode(
+            absl::ResourceExhaustedError(
+                "append: the store has used all 2^32 - 1 chunks"),
+            ErrorCode::kStoreFull);
+      }
       ++next.tail_chunk;
       next.tail_offset = 0;
     }
@@ -392,7 +258,7 @@ absl::Status RecordEngine::GatherFixed(absl::Span<const uint64_t> indices,
   for (size_t i = 0; i < indices.size(); ++i) {
     slots[i] = destination.subspan(i * width, width);
   }
-  return Gather(indices, slots, /*fixed=*/true);
+  return Gather(indices, {}, slots, /*fixed=*/true);
 }
 
 absl::Status RecordEngine::GatherVariable(
@@ -403,22 +269,52 @@ absl::Status RecordEngine::GatherVariable(
         absl::StrCat("gather: ", indices.size(), " indices but ",
                      destinations.size(), " destinations"));
   }
-  return Gather(indices, destinations, /*fixed=*/false);
+  return Gather(indices, {}, destinations, /*fixed=*/false);
 }
 
 absl::StatusOr<std::vector<uint64_t>> RecordEngine::RecordSizes(
     absl::Span<const uint64_t> indices) const {
-  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
-  std::vector<uint64_t> sizes(indices.size());
-  for (size_t i = 0; i < indices.size(); ++i) {
-    LOADERX_ASSIGN_OR_RETURN(RecordLoc loc, ReadLoc(indices[i]));
-    sizes[i] = loc.logic_length;
-  }
+  LOADERX_ASSIGN_OR_RETURN(std::vector<RecordLoc> locs, Locate(indices));
+  std::vector<uint64_t> sizes(locs.size());
+  for (size_t i = 0; i < locs.size(); ++i) sizes[i] = locs[i].logic_length;
   return sizes;
 }
 
+absl::StatusOr<std::vector<RecordLoc>> RecordEngine::Locate(
+    absl::Span<const uint64_t> indices) const {
+  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
+  std::vector<RecordLoc> locs(indices.size());
+  const int shards = ShardsFor(indices.size(), pool_->concurrency(), 64);
+  std::vector<absl::Status> results(shards);
+  pool_->ParallelFor(shards, [&](int shard) {
+    const size_t begin = indices.size() * shard / shards;
+    const size_t end = indices.size() * (shard + 1) / shards;
+    for (size_t i = begin; i < end && results[shard].ok(); ++i) {
+      absl::StatusOr<RecordLoc> loc = ReadLoc(indices[i]);
+      if (loc.ok()) {
+        locs[i] = *loc;
+      } else {
+        results[shard] = loc.status();
+      }
+    }
+  });
+  for (const absl::Status& result : results) LOADERX_RETURN_IF_ERROR(result);
+  return locs;
+}
+
+absl::Status RecordEngine::GatherLocated(
+    absl::Span<const uint64_t> indices, absl::Span<const RecordLoc> locs,
+    absl::Span<const absl::Span<char>> destinations) const {
+  if (locs.size() != indices.size() || destinations.size() != indices.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "gather: ", indices.size(), " indices, ", locs.size(),
+        " table entries and ", destinations.size(), " destinations"));
+  }
+  return Gather(indices, locs, destinations, /*fixed=*/false);
+}
+
 absl::Status RecordEngine::Gather(
-    absl::Span<const uint64_t> indices,
+    absl::Span<const uint64_t> indices, absl::Span<const RecordLoc> locs,
     absl::Span<const absl::Span<char>> destinations, bool fixed) const {
   LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
   // Contiguous blocks per shard keep each worker's reads sequential in the
@@ -440,8 +336,16 @@ absl::Status RecordEngine::Gather(
     }
     std::string staging;
     for (size_t i = begin; i < end; ++i) {
-      absl::Status status =
-          GatherOne(indices[i], destinations[i], fixed, context.get(), staging);
+      absl::Status status;
+      if (locs.empty()) {
+        absl::StatusOr<RecordLoc> loc = ReadLoc(indices[i]);
+        status = loc.ok() ? GatherOne(indices[i], *loc, destinations[i], fixed,
+                                      context.get(), staging)
+                          : loc.status();
+      } else {
+        status = GatherOne(indices[i], locs[i], destinations[i], fixed,
+                           context.get(), staging);
+      }
       if (!status.ok()) {
         results[shard] = status;
         return;
@@ -452,14 +356,13 @@ absl::Status RecordEngine::Gather(
   return absl::OkStatus();
 }
 
-absl::Status RecordEngine::GatherOne(uint64_t index,
+absl::Status RecordEngine::GatherOne(uint64_t index, const RecordLoc& loc,
                                      absl::Span<char> destination, bool fixed,
                                      DecompressionContext* context,
                                      std::string& staging) const {
-  LOADERX_ASSIGN_OR_RETURN(RecordLoc loc, ReadLoc(index));
   if (loc.logic_length != destination.size()) {
     if (fixed) {
-      return absl::DataLossError(absl::StrCat(
+      return CorruptRecordError(absl::StrCat(
           "record ", index, " has ", loc.logic_length,
           " bytes, not the store's record width ", destination.size()));
     }
@@ -471,7 +374,7 @@ absl::Status RecordEngine::GatherOne(uint64_t index,
   absl::Status read;
   if (raw_) {
     if (loc.phys_length != loc.logic_length) {
-      return absl::DataLossError(
+      return CorruptRecordError(
           absl::StrCat("record ", index, " stores ", loc.phys_length,
                        " bytes for a raw record of ", loc.logic_length));
     }
@@ -482,7 +385,7 @@ absl::Status RecordEngine::GatherOne(uint64_t index,
     if (read.ok()) {
       read = context->Decompress(staging, destination);
       if (!read.ok()) {
-        return absl::DataLossError(
+        return CorruptRecordError(
             absl::StrCat("record ", index, ": ", read.message()));
       }
     }
@@ -500,12 +403,7 @@ absl::Status RecordEngine::Delete(absl::Span<const uint64_t> indices) {
   LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
   std::vector<uint64_t> doomed(indices.begin(), indices.end());
   std::sort(doomed.begin(), doomed.end(), std::greater<>());
-  for (size_t i = 1; i < doomed.size(); ++i) {
-    if (doomed[i] == doomed[i - 1]) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "delete: index ", doomed[i], " is listed more than once"));
-    }
-  }
+  doomed.erase(std::unique(doomed.begin(), doomed.end()), doomed.end());
   if (doomed.empty()) return absl::OkStatus();
 
   // Swap-last in descending order: each move pulls from a slot no later
@@ -563,17 +461,15 @@ absl::Status RecordEngine::ForEachLoc(
 }
 
 absl::StatusOr<StoreStats> RecordEngine::Stats() const {
+  std::lock_guard lock(writer_mu_);
   StoreStats stats;
-  stats.records = length();
+  stats.records = header_.length;
   LOADERX_RETURN_IF_ERROR(
       ForEachLoc(stats.records, [&](uint64_t, const RecordLoc& loc) {
         stats.live_bytes += loc.phys_length;
       }));
-  for (uint64_t id = 0; id < files_->chunk_count(); ++id) {
-    LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, files_->Chunk(id));
-    LOADERX_ASSIGN_OR_RETURN(uint64_t size, chunk->Size());
-    stats.chunk_bytes += size;
-  }
+  stats.chunk_bytes =
+      uint64_t{header_.tail_chunk} * kChunkCapacity + header_.tail_offset;
   stats.reclaimable = stats.chunk_bytes > stats.live_bytes
                           ? stats.chunk_bytes - stats.live_bytes
                           : 0;

@@ -20,11 +20,12 @@
 // other call: it rewrites table entries a concurrent reader could see
 // half-applied.
 //
-// Errors: InvalidArgument for bad input (empty or oversized records, a
-// destination of the wrong size, duplicate deletions), OutOfRange naming the
-// offending index, DataLoss for a damaged or foreign store, busy for a
-// store held elsewhere, and the VFS's own errors for I/O failures. A call
-// that fails on bad input has changed nothing.
+// Errors: InvalidArgument for bad input (empty records, a destination of the
+// wrong size; oversized records also carry `ErrorCode::kRecordTooLarge`),
+// OutOfRange naming the offending index, DataLoss for a damaged or foreign
+// store (`ErrorCode::kCorruptRecord` attached when one record does not
+// decode), busy for a store held elsewhere, and the VFS's own errors for I/O
+// failures. A call that fails on bad input has changed nothing.
 
 #ifndef LOADERX_SRC_RECORD_ENGINE_H_
 #define LOADERX_SRC_RECORD_ENGINE_H_
@@ -69,16 +70,22 @@ struct RecordEngineOptions {
 
 class RecordEngine {
  public:
-  // Creates a store in `directory` (created if missing; its parent must
-  // exist). AlreadyExists if the directory already holds a store.
+  // Creates a store in `directory`, creating it and any missing parents.
+  // The directory must be empty, or hold only what a creation that never
+  // finished left (meta.zr empty or a header of no records, 0.chunk,
+  // dict.zr; no store.zr): that is taken over and done again. Anything
+  // else is AlreadyExists; a creation in progress elsewhere is busy.
+  // Order, as the reference: meta.zr (exclusive, locked), its header,
+  // 0.chunk, dict.zr, sync. The typed layer then writes store.zr.
   static absl::StatusOr<std::unique_ptr<RecordEngine>> Create(
       Vfs& vfs, absl::string_view directory,
       const RecordEngineOptions& options);
 
   // Opens the store in `directory`, validating its header, dictionary,
-  // chunks and record table. `options.codec` and its dictionary are ignored:
-  // the store's own are used (with `options.codec_options.level` for this
-  // handle's appends).
+  // chunks and every record-table entry (`store_format::CheckRecordLoc`,
+  // and each record inside its chunk file). `options.codec` and its
+  // dictionary are ignored: the store's own are used (with
+  // `options.codec_options.level` for this handle's appends).
   static absl::StatusOr<std::unique_ptr<RecordEngine>> Open(
       Vfs& vfs, absl::string_view directory,
       const RecordEngineOptions& options = {});
@@ -111,6 +118,18 @@ class RecordEngine {
   absl::StatusOr<std::vector<uint64_t>> RecordSizes(
       absl::Span<const uint64_t> indices) const;
 
+  // The record-table entries of the records at `indices`, read once, for a
+  // caller that needs the sizes of records before it gathers them.
+  absl::StatusOr<std::vector<store_format::RecordLoc>> Locate(
+      absl::Span<const uint64_t> indices) const;
+
+  // `GatherVariable` for records already located: record `indices[i]`,
+  // whose entry is `locs[i]`, into `destinations[i]`.
+  absl::Status GatherLocated(
+      absl::Span<const uint64_t> indices,
+      absl::Span<const store_format::RecordLoc> locs,
+      absl::Span<const absl::Span<char>> destinations) const;
+
   // Decodes record `indices[i]` into `destinations[i]`, which must be
   // exactly its size (see `RecordSizes`).
   absl::Status GatherVariable(
@@ -118,9 +137,13 @@ class RecordEngine {
       absl::Span<const absl::Span<char>> destinations) const;
 
   // Deletes the records at `indices` by moving the last records into their
-  // places (indices stay dense; the moved records are renumbered).
+  // places (indices stay dense; the moved records are renumbered). An index
+  // listed more than once is deleted once, as in the reference.
   absl::Status Delete(absl::Span<const uint64_t> indices);
 
+  // records = length; live_bytes = the stored bytes of the live records;
+  // chunk_bytes = the frontier's address, tail_chunk * 2^32 + tail_offset
+  // (the reference's measure); reclaimable = chunk_bytes - live_bytes.
   absl::StatusOr<StoreStats> Stats() const;
 
   // Reclaims the bytes deleted records left behind, in place: live records
@@ -155,6 +178,8 @@ class RecordEngine {
                const store_format::PhysicalHeader& header);
 
   absl::StatusOr<store_format::RecordLoc> ReadLoc(uint64_t index) const;
+  // Checks every table entry, as `Open` promises.
+  absl::Status CheckTable() const;
   // Calls `visit(index, loc)` for the first `count` table entries, in order.
   absl::Status ForEachLoc(
       uint64_t count,
@@ -168,11 +193,15 @@ class RecordEngine {
   absl::Status WriteLocs(uint64_t first,
                          absl::Span<const store_format::RecordLoc> locs);
   absl::Status WriteHeader(const store_format::PhysicalHeader& header);
+  // Gathers with `locs[i]` for record i, or with entries read as it goes
+  // when `locs` is empty.
   absl::Status Gather(absl::Span<const uint64_t> indices,
+                      absl::Span<const store_format::RecordLoc> locs,
                       absl::Span<const absl::Span<char>> destinations,
                       bool fixed) const;
-  absl::Status GatherOne(uint64_t index, absl::Span<char> destination,
-                         bool fixed, DecompressionContext* context,
+  absl::Status GatherOne(uint64_t index, const store_format::RecordLoc& loc,
+                         absl::Span<char> destination, bool fixed,
+                         DecompressionContext* context,
                          std::string& staging) const;
 
   const std::unique_ptr<StoreFiles> files_;
@@ -182,8 +211,9 @@ class RecordEngine {
   const uint64_t chunk_capacity_;
   const std::shared_ptr<ThreadPool> pool_;
 
-  // Serialises appends, deletes and syncs (the single writer).
-  std::mutex writer_mu_;
+  // Serialises appends, deletes and syncs (the single writer); `Stats`
+  // takes it for a consistent snapshot.
+  mutable std::mutex writer_mu_;
   store_format::PhysicalHeader header_;  // Guarded by `writer_mu_`.
   std::atomic<uint64_t> length_{0};      // Published after each commit.
 };

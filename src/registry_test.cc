@@ -73,7 +73,7 @@ class BytesOwner final : public TypedOwner {
   uint8_t kind_tag() const override { return 201; }
   absl::StatusOr<std::string> EncodeIdentity(
       const TypeIdentity& identity) const override {
-    if (identity.dtype != "|u1") {
+    if (!(identity.dtype == DType::Simple("|u1"))) {
       return absl::InvalidArgumentError("test_bytes stores only |u1");
     }
     return std::string("bytes");
@@ -81,7 +81,7 @@ class BytesOwner final : public TypedOwner {
   absl::StatusOr<TypeIdentity> DecodeIdentity(
       absl::string_view encoded) const override {
     if (encoded != "bytes") return absl::DataLossError("not test_bytes");
-    return TypeIdentity{"|u1", {}};
+    return TypeIdentity{DType::Simple("|u1"), {}};
   }
   absl::StatusOr<RecordGeometry> Geometry(const TypeIdentity&) const override {
     return RecordGeometry{RecordGeometry::Layout::kPayloadShapePairs, 0, 1};

@@ -80,6 +80,29 @@ RecordLoc DecodeRecordLoc(const char* bytes) {
                    LoadLittle<uint32_t>(bytes + 12)};
 }
 
+absl::Status CheckRecordLoc(const RecordLoc& loc, uint64_t index,
+                            const PhysicalHeader& header,
+                            uint64_t chunk_count) {
+  auto damaged = [&](absl::string_view why) {
+    return absl::DataLossError(absl::StrCat(
+        "record-table entry ", index, " (chunk ", loc.chunk_id, ", offset ",
+        loc.offset, ", ", loc.phys_length, " bytes stored, ", loc.logic_length,
+        " decoded) ", why, " (damaged store)"));
+  };
+  if (loc.chunk_id >= chunk_count) return damaged("names a missing chunk");
+  if (loc.phys_length == 0) return damaged("stores no bytes");
+  if (loc.logic_length == 0 || loc.logic_length > kMaxRecordBytes) {
+    return damaged("decodes to an impossible size");
+  }
+  const uint64_t end = uint64_t{loc.offset} + loc.phys_length;
+  if (end > kChunkCapacity) return damaged("runs past its chunk's range");
+  if (loc.chunk_id > header.tail_chunk ||
+      (loc.chunk_id == header.tail_chunk && end > header.tail_offset)) {
+    return damaged("lies past the committed frontier");
+  }
+  return absl::OkStatus();
+}
+
 std::string SegmentFileName(uint64_t segment) {
   return absl::StrCat(segment, ".loc");
 }

@@ -11,12 +11,13 @@
 //
 //   offset  size  field
 //        0     4  magic        "ZREC"
-//        4     1  version      1
+//        4     1  version      4 (exactly; the reference rejects 3)
 //        5     1  codec        codec tag (0 raw, 1 zstd, 2 zstd_dict)
 //        6     4  tail_chunk   the chunk holding the write frontier
 //       10     4  tail_offset  the frontier's offset in that chunk
 //       14     8  length       physical record count
-//       22    10  reserved     zero
+//       22    10  reserved     zero (the reference writes zero and does
+//                                not read them; this reader insists on zero)
 //
 // RecordLoc (in {id}.loc at (index mod 2^28) * 16), little-endian:
 //
@@ -28,6 +29,14 @@
 //
 // Every entry below `length` is live (deletion swaps the tail into the
 // hole), so there is no liveness flag; a record never straddles chunks.
+// An entry is valid when its chunk exists, phys_length > 0,
+// 0 < logic_length <= 2^31 and offset + phys_length <= 2^32; it must also
+// lie behind the committed frontier (tail_chunk, tail_offset).
+//
+// Other files in the directory: store.zr (the typed header, see
+// `typed_header.h`), written last at creation. A fresh store is exactly
+// meta.zr (length 0), an empty 0.chunk, dict.zr for zstd_dict, and
+// store.zr; the first .loc appears with the first append.
 
 #ifndef LOADERX_SRC_STORE_FORMAT_H_
 #define LOADERX_SRC_STORE_FORMAT_H_
@@ -43,7 +52,7 @@
 namespace loaderx::store_format {
 
 inline constexpr char kMagic[4] = {'Z', 'R', 'E', 'C'};
-inline constexpr uint8_t kVersion = 1;
+inline constexpr uint8_t kVersion = 4;
 inline constexpr size_t kHeaderBytes = 32;
 inline constexpr size_t kRecordLocBytes = 16;
 
@@ -57,6 +66,7 @@ using ::loaderx::kMaxRecordBytes;
 
 inline constexpr absl::string_view kHeaderFile = "meta.zr";
 inline constexpr absl::string_view kDictionaryFile = "dict.zr";
+inline constexpr absl::string_view kTypedHeaderFile = "store.zr";
 
 struct PhysicalHeader {
   uint8_t codec = 0;
@@ -79,13 +89,18 @@ struct RecordLoc {
 
 std::array<char, kHeaderBytes> EncodeHeader(const PhysicalHeader& header);
 
-// DataLoss naming `path` if `bytes` is not a version-1 header: wrong size,
+// DataLoss naming `path` if `bytes` is not a version-4 header: wrong size,
 // wrong magic (not a loaderx store), unknown version, nonzero reserved bytes.
 absl::StatusOr<PhysicalHeader> DecodeHeader(absl::string_view bytes,
                                             absl::string_view path);
 
 void EncodeRecordLoc(const RecordLoc& loc, char* out);
 RecordLoc DecodeRecordLoc(const char* bytes);
+
+// DataLoss naming `index` unless `loc` is a valid entry of a store whose
+// header is `header` and which has `chunk_count` chunks: the checks above.
+absl::Status CheckRecordLoc(const RecordLoc& loc, uint64_t index,
+                            const PhysicalHeader& header, uint64_t chunk_count);
 
 inline uint64_t SegmentOf(uint64_t index) { return index >> kSegmentShift; }
 inline uint64_t OffsetInSegment(uint64_t index) {

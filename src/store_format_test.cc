@@ -3,6 +3,8 @@
 #include <array>
 #include <string>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/status_testing.h"
@@ -19,7 +21,7 @@ TEST(StoreFormatTest, HeaderBytesFollowTheLayout) {
   const std::array<char, kHeaderBytes> bytes = EncodeHeader(header);
   const std::string expected(
       "ZREC"                              // magic
-      "\x01"                              // version
+      "\x04"                              // version
       "\x02"                              // codec
       "\x04\x03\x02\x01"                  // tail_chunk, little-endian
       "\x0D\x0C\x0B\x0A"                  // tail_offset
@@ -46,10 +48,13 @@ TEST(StoreFormatTest, ForeignOrDamagedHeadersAreDataLoss) {
   EXPECT_EQ(not_ours.code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(not_ours.message(), HasSubstr("not a loaderx store"));
 
-  std::string future = bytes;
-  future[4] = 2;
-  EXPECT_THAT(DecodeHeader(future, "meta.zr").status().message(),
-              HasSubstr("version 2"));
+  // The reference's own test: a version-3 header must be rejected.
+  for (int version : {1, 3, 5}) {
+    std::string other = bytes;
+    other[4] = static_cast<char>(version);
+    EXPECT_THAT(DecodeHeader(other, "meta.zr").status().message(),
+                HasSubstr(absl::StrCat("version ", version)));
+  }
 
   std::string reserved = bytes;
   reserved[31] = 1;
@@ -66,6 +71,43 @@ TEST(StoreFormatTest, RecordLocBytesFollowTheLayout) {
                         "\xCC\xBB\xAA\x99\x07\x00\x00\x00",
                         kRecordLocBytes));
   EXPECT_EQ(DecodeRecordLoc(bytes), loc);
+}
+
+// FACTS: a raw dense store holding 100 records of 16 bytes.
+TEST(StoreFormatTest, HeaderMatchesTheReferencesExample) {
+  const std::array<char, kHeaderBytes> bytes =
+      EncodeHeader(PhysicalHeader{0, 0, 1600, 100});
+  EXPECT_EQ(absl::BytesToHexString(absl::string_view(bytes.data(), 32)),
+            "5a524543"
+            "04"
+            "00"
+            "00000000"
+            "40060000"
+            "6400000000000000"
+            "00000000000000000000");
+}
+
+TEST(StoreFormatTest, RecordLocsAreCheckedAsTheReferenceDoes) {
+  const PhysicalHeader header{1, /*tail_chunk=*/1, /*tail_offset=*/100, 10};
+  EXPECT_OK(CheckRecordLoc({0, 50, 80, 0}, 0, header, 2));
+  EXPECT_OK(CheckRecordLoc({50, 50, 1u << 31, 1}, 0, header, 2));
+  const struct {
+    RecordLoc loc;
+    const char* why;
+  } bad[] = {
+      {{0, 10, 10, 2}, "missing chunk"},
+      {{0, 0, 10, 0}, "stores no bytes"},
+      {{0, 10, 0, 0}, "impossible size"},
+      {{0, 10, (1u << 31) + 1, 0}, "impossible size"},
+      {{0xFFFFFFF0u, 0x20, 10, 0}, "past its chunk's range"},
+      {{60, 50, 50, 1}, "past the committed frontier"},
+  };
+  for (const auto& c : bad) {
+    absl::Status status = CheckRecordLoc(c.loc, 7, header, 2);
+    EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << c.why;
+    EXPECT_THAT(status.message(), HasSubstr(c.why));
+    EXPECT_THAT(status.message(), HasSubstr("entry 7"));
+  }
 }
 
 TEST(StoreFormatTest, SegmentArithmetic) {

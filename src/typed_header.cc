@@ -5,61 +5,73 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "loaderx/spi/little_endian.h"
 
 namespace loaderx {
 namespace {
 
-constexpr char kMagic[4] = {'Z', 'R', 'T', 'Y'};
+constexpr char kMagic[4] = {'L', 'X', 'S', 'T'};
 constexpr uint8_t kVersion = 1;
 constexpr size_t kFixedBytes = 32;
+
+// Field offsets.
+constexpr size_t kVersionAt = 4;
+constexpr size_t kKindAt = 5;
+constexpr size_t kRecordBytesAt = 8;
+constexpr size_t kIdentityLengthAt = 16;
+constexpr size_t kReservedRanges[][2] = {{6, 8}, {24, 32}};
 
 }  // namespace
 
 std::string EncodeTypedHeader(const TypedHeader& header) {
   std::string out(kFixedBytes, '\0');
   std::memcpy(out.data(), kMagic, sizeof(kMagic));
-  out[4] = static_cast<char>(kVersion);
-  out[5] = static_cast<char>(header.kind);
-  StoreLittle<uint64_t>(&out[8], header.record_width);
-  StoreLittle<uint64_t>(&out[16], header.identity.size(), 4);
+  out[kVersionAt] = static_cast<char>(kVersion);
+  out[kKindAt] = static_cast<char>(header.kind);
+  StoreLittle<uint64_t>(&out[kRecordBytesAt], header.record_bytes);
+  StoreLittle<uint64_t>(&out[kIdentityLengthAt], header.identity.size());
   return out + header.identity;
 }
 
 absl::StatusOr<TypedHeader> DecodeTypedHeader(absl::string_view bytes,
                                               absl::string_view path) {
-  if (bytes.size() < kFixedBytes ||
-      std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+  if (bytes.size() < kFixedBytes) {
     return absl::DataLossError(
-        absl::StrCat(path, ": not a loaderx typed store header"));
+        absl::StrCat(path, ": a typed store header is at least ", kFixedBytes,
+                     " bytes, this file has ", bytes.size()));
   }
-  if (static_cast<uint8_t>(bytes[4]) != kVersion) {
+  if (std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": not a loaderx typed store header (magic \"",
+                     absl::CHexEscape(bytes.substr(0, sizeof(kMagic))),
+                     "\", want \"LXST\")"));
+  }
+  const uint8_t version = static_cast<uint8_t>(bytes[kVersionAt]);
+  if (version != kVersion) {
     return absl::DataLossError(absl::StrCat(
-        path, ": typed header version ",
-        static_cast<int>(static_cast<uint8_t>(bytes[4])), " is not supported"));
+        path, ": typed header version ", version,
+        " is not supported (this build reads version ", kVersion, ")"));
   }
-  for (size_t i : {6, 7}) {
-    if (bytes[i] != 0) {
-      return absl::DataLossError(
-          absl::StrCat(path, ": reserved byte ", i, " is not zero"));
+  for (const auto& range : kReservedRanges) {
+    for (size_t i = range[0]; i < range[1]; ++i) {
+      if (bytes[i] != 0) {
+        return absl::DataLossError(absl::StrCat(path, ": reserved byte ", i,
+                                                " is not zero (corrupted)"));
+      }
     }
   }
-  for (size_t i = 20; i < kFixedBytes; ++i) {
-    if (bytes[i] != 0) {
-      return absl::DataLossError(
-          absl::StrCat(path, ": reserved byte ", i, " is not zero"));
-    }
-  }
-  const uint64_t identity_bytes = LoadLittle<uint64_t>(&bytes[16], 4);
-  if (identity_bytes != bytes.size() - kFixedBytes) {
+  const uint64_t identity_length =
+      LoadLittle<uint64_t>(&bytes[kIdentityLengthAt]);
+  if (identity_length != bytes.size() - kFixedBytes) {
     return absl::DataLossError(absl::StrCat(
-        path, ": the header declares ", identity_bytes,
+        path, ": the header declares ", identity_length,
         " identity bytes, the file holds ", bytes.size() - kFixedBytes));
   }
   TypedHeader header;
-  header.kind = static_cast<uint8_t>(bytes[5]);
-  header.record_width = LoadLittle<uint64_t>(&bytes[8]);
+  header.kind = static_cast<uint8_t>(bytes[kKindAt]);
+  header.record_bytes = LoadLittle<uint64_t>(&bytes[kRecordBytesAt]);
   header.identity = std::string(bytes.substr(kFixedBytes));
   return header;
 }

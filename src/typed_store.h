@@ -1,6 +1,7 @@
 // What DenseStore and RaggedStore share: creating a record engine and
-// publishing store.zr over it, and opening one while checking that store.zr
-// names the expected kind and a valid identity.
+// publishing store.zr over it, opening one while checking that store.zr
+// names the expected kind and a valid identity, and the reference's
+// open-or-create over both.
 
 #ifndef LOADERX_SRC_TYPED_STORE_H_
 #define LOADERX_SRC_TYPED_STORE_H_
@@ -23,17 +24,31 @@ struct OpenedStore {
 };
 
 // Validates `identity` with the `kind` owner, creates the engine, then
-// writes and syncs store.zr (the store exists only once that is durable).
+// writes store.zr (exclusive create, synced, directory synced): the store
+// exists only once that is durable.
 absl::StatusOr<OpenedStore> CreateTypedStore(Vfs& vfs, absl::string_view path,
                                              absl::string_view kind,
                                              const TypeIdentity& identity,
                                              const StoreOptions& options);
 
-// Opens the engine and validates store.zr: FailedPrecondition if the store
-// is of another kind, DataLoss if store.zr is missing or damaged.
+// Opens the engine and validates store.zr: a kind mismatch
+// (FailedPrecondition, `ErrorCode::kKindMismatch`) if the store is of
+// another kind, DataLoss if store.zr is missing or damaged, or its record
+// width disagrees with the identity.
 absl::StatusOr<OpenedStore> OpenTypedStore(Vfs& vfs, absl::string_view path,
                                            absl::string_view kind,
                                            const StoreOptions& options);
+
+// The reference's open-or-create (see `StoreRequest`). Before anything is
+// locked it probes the path as the reference does: a valid store.zr gives
+// the kind (another kind than `kind` is a kind mismatch); meta.zr without
+// store.zr is a creation that did not finish (DataLoss, unless `request`
+// can create the store: then the creation is done again); nothing is
+// NotFound unless `request` can create the store.
+absl::StatusOr<OpenedStore> OpenOrCreateTypedStore(Vfs& vfs,
+                                                   absl::string_view path,
+                                                   absl::string_view kind,
+                                                   const StoreRequest& request);
 
 }  // namespace loaderx
 

@@ -19,8 +19,6 @@
 #include <vector>
 
 namespace loaderx {
-class DenseStore;
-class RaggedStore;
 class Sampler;
 class Vfs;
 class VfsFile;
@@ -53,18 +51,25 @@ struct ConstBuffer {
   size_t size = 0;
 };
 
-// A failed operation. `code` is the `absl::StatusCode` value; `busy` marks a
-// lock held by another handle or process.
+// A failed operation: `status_code` is the `absl::StatusCode` value,
+// `error_code` the reference's store code (`loaderx::ErrorCode`, see
+// `loaderx/error_code.h`) that `ErrorCodeOf` gives for the status. The
+// bindings pick their exception from both (Python: `loaderx.errors`; Java:
+// `org.loaderx.Errors`).
 class BindingError : public std::runtime_error {
  public:
-  BindingError(int code, bool busy, const std::string& message)
-      : std::runtime_error(message), code_(code), busy_(busy) {}
-  int code() const { return code_; }
-  bool busy() const { return busy_; }
+  BindingError(int status_code, int error_code, const std::string& message)
+      : std::runtime_error(message),
+        status_code_(status_code),
+        error_code_(error_code) {}
+  int status_code() const { return status_code_; }
+  int error_code() const { return error_code_; }
+  // A lock held by another handle or process (the reference's -14).
+  bool busy() const { return error_code_ == -14; }
 
  private:
-  int code_;
-  bool busy_;
+  int status_code_;
+  int error_code_;
 };
 
 // The names of the registered plugins of `kind`: "vfs", "codec" or
@@ -123,95 +128,6 @@ class Filesystem {
   std::string name_;
   std::shared_ptr<Vfs> vfs_;
 };
-
-// Store statistics: records, live_bytes, chunk_bytes, reclaimable.
-struct StoreStatistics {
-  int64_t records;
-  int64_t live_bytes;
-  int64_t chunk_bytes;
-  int64_t reclaimable;
-};
-
-// A dense store (`loaderx/dense_store.h`) on a `Filesystem`, which it keeps
-// alive. Index arrays are int64; the Python forms read and fill numpy
-// buffers in place, the Java forms copy arrays.
-class DenseStoreHandle {
- public:
-  // Opens the dense store at `path`.
-  DenseStoreHandle(const Filesystem& fs, const std::string& path);
-  // Creates one of `dtype` x `item_shape` with `codec` (and `dictionary`
-  // for zstd_dict).
-  DenseStoreHandle(const Filesystem& fs, const std::string& path,
-                   const std::string& dtype, const Int64Array& item_shape,
-                   const std::string& codec, const Bytes& dictionary);
-  ~DenseStoreHandle();
-
-  std::string dtype() const;
-  Int64Array item_shape() const;
-  int64_t record_bytes() const;
-  int64_t size() const;
-  std::string codec() const;
-
-  int64_t append(ConstBuffer data);
-  void gather_into(ConstBuffer indices, MutableBuffer out) const;
-  void delete_records(ConstBuffer indices);
-  int64_t append_bytes(const Bytes& data);
-  Bytes gather(const Int64Array& indices) const;
-  void delete_indices(const Int64Array& indices);
-
-  void compact();
-  StoreStatistics stats() const;
-  void sync();
-  // Releases the store (and its lock); later calls fail with
-  // FailedPrecondition.
-  void close();
-
- private:
-  DenseStore& store() const;
-
-  std::shared_ptr<Vfs> vfs_;
-  std::unique_ptr<DenseStore> store_;
-};
-
-// A ragged store (`loaderx/ragged_store.h`). Records travel packed: their
-// bytes back to back, with per-record byte sizes, and shapes flattened as
-// [ndim, dim0, dim1, ..., ndim, ...].
-class RaggedStoreHandle {
- public:
-  RaggedStoreHandle(const Filesystem& fs, const std::string& path);
-  RaggedStoreHandle(const Filesystem& fs, const std::string& path,
-                    const std::string& dtype, const std::string& codec,
-                    const Bytes& dictionary);
-  ~RaggedStoreHandle();
-
-  std::string dtype() const;
-  int64_t item_size() const;
-  int64_t size() const;
-  std::string codec() const;
-
-  int64_t append_packed(ConstBuffer data, ConstBuffer byte_sizes,
-                        ConstBuffer shapes);
-  Int64Array shapes(ConstBuffer indices) const;
-  void gather_packed(ConstBuffer indices, ConstBuffer byte_sizes,
-                     MutableBuffer out) const;
-  void delete_records(ConstBuffer indices);
-
-  void compact();
-  StoreStatistics stats() const;
-  void sync();
-  void close();
-
- private:
-  RaggedStore& store() const;
-
-  std::shared_ptr<Vfs> vfs_;
-  std::unique_ptr<RaggedStore> store_;
-};
-
-// Trains a zstd dictionary of at most `capacity` bytes on samples packed
-// back to back in `data`, `byte_sizes` (int64) long each.
-Bytes train_zstd_dictionary(ConstBuffer data, ConstBuffer byte_sizes,
-                            int64_t capacity);
 
 // The step-based index sampler (`loaderx/sampler.h`), bit-exact with
 // loaderx 1.7.7. `mode` is 1.7.7's number: 0 sequential, 1 iid, 2 cyclic,

@@ -1,26 +1,20 @@
 // The SWIG interface for loaderx's Python and Java bindings. It wraps the
-// binding surface in `binding.h`; the idiomatic layers on top live in
-// `python/loaderx/` and `java/org/loaderx/`.
+// binding surface in `binding.h` and `store_binding.h`; the idiomatic layers
+// on top live in `python/loaderx/` and `java/org/loaderx/`.
 //
-// Errors: every call runs inside the handler below, which turns a
-// `BindingError` into the language's own exception by status code:
-//
-//   status code          Python              Java
-//   InvalidArgument      ValueError          IllegalArgumentException
-//   OutOfRange           IndexError          IndexOutOfBoundsException
-//   NotFound             FileNotFoundError   UncheckedIOException(FileNotFoundException)
-//   AlreadyExists        FileExistsError     UncheckedIOException(FileAlreadyExistsException)
-//   PermissionDenied     PermissionError     UncheckedIOException(AccessDeniedException)
-//   busy (lock held)     BlockingIOError     StoreBusyException (an UncheckedIOException)
-//   FailedPrecondition   RuntimeError        IllegalStateException
-//   Unimplemented        NotImplementedError UnsupportedOperationException
-//   anything else        OSError             UncheckedIOException(IOException)
+// Errors: every call runs inside the handler below, which hands a
+// `BindingError`'s status code, store error code and message to the one
+// table each language keeps: Python's `loaderx.errors.from_native` (the
+// reference's `ZrecordError` codes, each also the idiomatic exception:
+// IndexError, BlockingIOError, FileNotFoundError, ValueError, ...) and
+// Java's `org.loaderx.Errors.of`. std::bad_alloc is the reference's -1.
 
 %module loaderx_native
 
 %{
 #include "absl/status/status.h"
 #include "swig/binding.h"
+#include "swig/store_binding.h"
 %}
 
 %include <stdint.i>
@@ -36,18 +30,16 @@
 %{
 namespace {
 
-PyObject* PythonExceptionFor(const loaderx::binding::BindingError& error) {
-  if (error.busy()) return PyExc_BlockingIOError;
-  switch (static_cast<absl::StatusCode>(error.code())) {
-    case absl::StatusCode::kInvalidArgument: return PyExc_ValueError;
-    case absl::StatusCode::kOutOfRange: return PyExc_IndexError;
-    case absl::StatusCode::kNotFound: return PyExc_FileNotFoundError;
-    case absl::StatusCode::kAlreadyExists: return PyExc_FileExistsError;
-    case absl::StatusCode::kPermissionDenied: return PyExc_PermissionError;
-    case absl::StatusCode::kFailedPrecondition: return PyExc_RuntimeError;
-    case absl::StatusCode::kUnimplemented: return PyExc_NotImplementedError;
-    default: return PyExc_OSError;
-  }
+// Raises what `loaderx.errors.from_native` makes of the error.
+void RaisePythonError(int status_code, int error_code, const char* message) {
+  PyObject* errors = PyImport_ImportModule("loaderx.errors");
+  if (errors == nullptr) return;  // The ImportError is pending.
+  PyObject* exception = PyObject_CallMethod(errors, "from_native", "iis",
+                                            status_code, error_code, message);
+  Py_DECREF(errors);
+  if (exception == nullptr) return;
+  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exception)), exception);
+  Py_DECREF(exception);
 }
 
 }  // namespace
@@ -57,7 +49,11 @@ PyObject* PythonExceptionFor(const loaderx::binding::BindingError& error) {
   try {
     $action
   } catch (const loaderx::binding::BindingError& error) {
-    PyErr_SetString(PythonExceptionFor(error), error.what());
+    RaisePythonError(error.status_code(), error.error_code(), error.what());
+    SWIG_fail;
+  } catch (const std::bad_alloc& error) {
+    RaisePythonError(static_cast<int>(absl::StatusCode::kResourceExhausted),
+                     -1, error.what());
     SWIG_fail;
   } catch (const std::exception& error) {
     PyErr_SetString(PyExc_RuntimeError, error.what());
@@ -77,13 +73,13 @@ void ThrowJavaException(JNIEnv* env,
   jclass errors = env->FindClass("org/loaderx/Errors");
   if (errors == nullptr) return;  // NoClassDefFoundError is pending.
   jmethodID of = env->GetStaticMethodID(
-      errors, "of", "(IZLjava/lang/String;)Ljava/lang/RuntimeException;");
+      errors, "of", "(IILjava/lang/String;)Ljava/lang/RuntimeException;");
   if (of == nullptr) return;
   jstring message = env->NewStringUTF(error.what());
   if (message == nullptr) return;
   jobject exception = env->CallStaticObjectMethod(
-      errors, of, static_cast<jint>(error.code()),
-      static_cast<jboolean>(error.busy()), message);
+      errors, of, static_cast<jint>(error.status_code()),
+      static_cast<jint>(error.error_code()), message);
   if (exception != nullptr) env->Throw(static_cast<jthrowable>(exception));
 }
 
@@ -189,9 +185,6 @@ void ThrowJavaException(JNIEnv* env,
 // Python fills numpy arrays in place; the copying forms are Java's.
 %ignore loaderx::binding::IndexSampler::next;
 %ignore loaderx::binding::IndexSampler::batch;
-%ignore loaderx::binding::DenseStoreHandle::append_bytes;
-%ignore loaderx::binding::DenseStoreHandle::gather;
-%ignore loaderx::binding::DenseStoreHandle::delete_indices;
 #endif  // SWIGPYTHON
 
 #ifdef SWIGJAVA
@@ -275,15 +268,10 @@ void ThrowJavaException(JNIEnv* env,
   public static final int IID_KEYED = 3;
 %}
 
-// Java gets new arrays; the in-place forms take Python buffers. The ragged
-// store's packed forms are Python's alone for now.
+// Java gets new arrays; the in-place forms take Python buffers (the
+// stores' are in `store_typemaps.i`).
 %ignore loaderx::binding::IndexSampler::next_into;
 %ignore loaderx::binding::IndexSampler::batch_into;
-%ignore loaderx::binding::train_zstd_dictionary;
-%ignore loaderx::binding::DenseStoreHandle::append;
-%ignore loaderx::binding::DenseStoreHandle::gather_into;
-%ignore loaderx::binding::DenseStoreHandle::delete_records;
-%ignore loaderx::binding::RaggedStoreHandle;
 %ignore loaderx::binding::ConstBuffer;
 
 %typemap(javainterfaces) loaderx::binding::FileLock "AutoCloseable"
@@ -302,7 +290,10 @@ void ThrowJavaException(JNIEnv* env,
 %ignore loaderx::binding::Filesystem::vfs;
 %ignore loaderx::binding::FileLock::FileLock;
 
+%include "swig/store_typemaps.i"
+
 %include "swig/binding.h"
+%include "swig/store_binding.h"
 
 #ifdef SWIGPYTHON
 %extend loaderx::binding::FileLock {

@@ -12,8 +12,9 @@
 // threads, also while one thread appends; `Delete` and `Compact` need the
 // store to themselves. Errors: InvalidArgument for a malformed request
 // (wrong byte count, empty batch), OutOfRange naming an index, DataLoss for
-// a damaged or foreign store, FailedPrecondition for a ragged store opened
-// as dense; a failed call changes nothing.
+// a damaged or foreign store, FailedPrecondition with
+// `ErrorCode::kKindMismatch` for a ragged store opened as dense; a failed
+// call changes nothing. `ErrorCodeOf` gives the reference's code for each.
 
 #ifndef LOADERX_DENSE_STORE_H_
 #define LOADERX_DENSE_STORE_H_
@@ -44,6 +45,10 @@ class DenseStore {
   static absl::StatusOr<std::unique_ptr<DenseStore>> Open(
       Vfs& vfs, absl::string_view path, const StoreOptions& options = {});
 
+  // The reference's open-or-create constructor (see `StoreRequest`).
+  static absl::StatusOr<std::unique_ptr<DenseStore>> OpenOrCreate(
+      Vfs& vfs, absl::string_view path, const StoreRequest& request);
+
   ~DenseStore();
   DenseStore(const DenseStore&) = delete;
   DenseStore& operator=(const DenseStore&) = delete;
@@ -53,6 +58,8 @@ class DenseStore {
   uint64_t record_bytes() const { return record_bytes_; }
   uint64_t size() const;
   absl::string_view codec() const;
+  // Whether the store's codec compresses against a dictionary (dict.zr).
+  bool has_dictionary() const;
 
   // Appends the records in `data` (a whole number of records, at least one,
   // back to back). Returns the index of the first.
@@ -63,7 +70,8 @@ class DenseStore {
   absl::Status Gather(absl::Span<const uint64_t> indices,
                       absl::Span<char> destination) const;
 
-  // Deletes records by moving the last ones into their places.
+  // Deletes records by moving the last ones into their places (duplicates
+  // are deleted once).
   absl::Status Delete(absl::Span<const uint64_t> indices);
   absl::Status Compact();
   absl::StatusOr<StoreStats> Stats() const;

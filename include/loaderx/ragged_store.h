@@ -2,12 +2,17 @@
 // differ arbitrarily. Each record keeps its exact shape, written with it and
 // restored on read (a scalar's shape () included); nothing is inferred and
 // nothing is padded. Physically a record is a payload/shape pair (engine
-// records 2i and 2i+1), appended and deleted together. Zero-byte arrays are
-// rejected: physical records are nonempty.
+// records 2i and 2i+1), appended and deleted together; the shape record is
+// the reference's: a u64 rank, then rank u64 dimensions, little-endian.
+// Zero-byte arrays are rejected: physical records are nonempty.
 //
-// Reading is two calls: `Shapes` tells the caller how big each record is,
-// `Gather` fills the caller's buffers. Locking, thread safety and error
-// codes are those of `DenseStore`.
+// Reading: `Read` is one pass over the record table that checks every
+// record's shape against its payload, asks the caller for one buffer of
+// the batch's size and fills it. `Shapes` and `Gather` are the same in two
+// steps, for callers with buffers of their own. Locking, thread safety and
+// error codes are those of `DenseStore`; a shape record that disagrees with
+// its payload (or is malformed) is DataLoss with `ErrorCode::kCorruptRecord`,
+// reported before anything is allocated for it.
 
 #ifndef LOADERX_RAGGED_STORE_H_
 #define LOADERX_RAGGED_STORE_H_
@@ -17,10 +22,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "loaderx/dtype.h"
 #include "loaderx/store_options.h"
 #include "loaderx/vfs.h"
 
@@ -34,28 +41,50 @@ struct RaggedRecord {
   std::vector<uint64_t> shape;
 };
 
+// Where `RaggedStore::Read` put a batch of records in its buffer.
+struct RaggedBatch {
+  std::vector<std::vector<uint64_t>> shapes;  // Record i's shape.
+  std::vector<uint64_t> offsets;              // Record i's first byte.
+  uint64_t total_bytes = 0;                   // The buffer's size.
+};
+
 class RaggedStore {
  public:
   // A shape has at most this many dimensions (numpy's limit).
   static constexpr size_t kMaxDimensions = 64;
 
   static absl::StatusOr<std::unique_ptr<RaggedStore>> Create(
-      Vfs& vfs, absl::string_view path, absl::string_view dtype,
+      Vfs& vfs, absl::string_view path, const DType& dtype,
       const StoreOptions& options = {});
   static absl::StatusOr<std::unique_ptr<RaggedStore>> Open(
       Vfs& vfs, absl::string_view path, const StoreOptions& options = {});
+  // The reference's open-or-create constructor (see `StoreRequest`;
+  // `item_shape` must be absent).
+  static absl::StatusOr<std::unique_ptr<RaggedStore>> OpenOrCreate(
+      Vfs& vfs, absl::string_view path, const StoreRequest& request);
 
   ~RaggedStore();
   RaggedStore(const RaggedStore&) = delete;
   RaggedStore& operator=(const RaggedStore&) = delete;
 
-  const std::string& dtype() const { return dtype_; }
-  uint32_t item_size() const { return item_size_; }
+  const DType& dtype() const { return dtype_; }
+  uint64_t item_size() const { return item_size_; }
   uint64_t size() const;
   absl::string_view codec() const;
+  // Whether the store's codec compresses against a dictionary (dict.zr).
+  bool has_dictionary() const;
 
   // Appends `records` (at least one) in one commit; returns the first index.
   absl::StatusOr<uint64_t> Append(absl::Span<const RaggedRecord> records);
+
+  // Reads the records at `indices`: `allocate(total_bytes)` is called once,
+  // after every shape was checked, and must return exactly that many
+  // writable bytes (or an error, which `Read` returns); record i lands at
+  // `offsets[i]` in it.
+  absl::StatusOr<RaggedBatch> Read(
+      absl::Span<const uint64_t> indices,
+      absl::FunctionRef<absl::StatusOr<absl::Span<char>>(uint64_t)> allocate)
+      const;
 
   // The shapes of the records at `indices`.
   absl::StatusOr<std::vector<std::vector<uint64_t>>> Shapes(
@@ -66,18 +95,22 @@ class RaggedStore {
   absl::Status Gather(absl::Span<const uint64_t> indices,
                       absl::Span<const absl::Span<char>> destinations) const;
 
+  // Deletes records by moving the last ones into their places (duplicates
+  // are deleted once).
   absl::Status Delete(absl::Span<const uint64_t> indices);
   absl::Status Compact();
+  // As the reference: `records` counts logical records, the byte counts
+  // include the shape records.
   absl::StatusOr<StoreStats> Stats() const;
   absl::Status Sync();
 
  private:
-  RaggedStore(std::unique_ptr<RecordEngine> engine, std::string dtype,
-              uint32_t item_size);
+  RaggedStore(std::unique_ptr<RecordEngine> engine, DType dtype,
+              uint64_t item_size);
 
   std::unique_ptr<RecordEngine> engine_;
-  std::string dtype_;
-  uint32_t item_size_;
+  DType dtype_;
+  uint64_t item_size_;
 };
 
 }  // namespace loaderx

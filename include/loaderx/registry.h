@@ -27,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "loaderx/error_code.h"
 
 namespace loaderx {
 
@@ -54,13 +55,13 @@ class Registry {
     return absl::OkStatus();
   }
 
-  // The entry registered as `name`, or NotFound listing every registered
-  // name.
+  // The entry registered as `name`, or NotFound (with
+  // `ErrorCode::kUnknownName` attached) listing every registered name.
   absl::StatusOr<Entry> Find(absl::string_view name) const {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = entries_.find(std::string(name));
     if (it == entries_.end()) {
-      return absl::NotFoundError(absl::StrCat(
+      return UnknownNameError(absl::StrCat(
           "no ", kind_, " is registered as \"", name,
           "\"; registered: ", entries_.empty() ? "(none)" : JoinNamesLocked()));
     }

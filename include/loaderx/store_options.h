@@ -1,13 +1,16 @@
-// What the typed stores (`DenseStore`, `RaggedStore`) are created with, and
-// what they report about themselves.
+// What the typed stores (`DenseStore`, `RaggedStore`) are created or opened
+// with, and what they report about themselves.
 
 #ifndef LOADERX_STORE_OPTIONS_H_
 #define LOADERX_STORE_OPTIONS_H_
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "loaderx/dtype.h"
 #include "loaderx/thread_pool.h"
 
 namespace loaderx {
@@ -29,10 +32,29 @@ struct StoreOptions {
   std::shared_ptr<ThreadPool> thread_pool;
 };
 
+// The reference's open-or-create constructor, `DenseStore(path, dtype=None,
+// item_shape=None, codec=None, dict_bytes=None)`, as a request: every field
+// is optional. At a path holding a store, each given field is checked
+// against it (a mismatch is InvalidArgument; so is a dictionary, which only
+// a creation takes). Anywhere else the store is created from the fields:
+// `dtype` (and `item_shape` for dense stores) are required, the codec
+// defaults to "zstd".
+struct StoreRequest {
+  std::optional<DType> dtype;
+  std::optional<std::vector<uint64_t>> item_shape;  // Dense stores only.
+  std::optional<std::string> codec;
+  std::optional<std::string> dictionary;
+  // As in `StoreOptions`.
+  int level = 0;
+  std::shared_ptr<ThreadPool> thread_pool;
+};
+
 struct StoreStats {
-  uint64_t records = 0;      // Live (logical) records.
-  uint64_t live_bytes = 0;   // Bytes stored for them.
-  uint64_t chunk_bytes = 0;  // Bytes of all chunk files.
+  uint64_t records = 0;     // Live (logical) records.
+  uint64_t live_bytes = 0;  // Bytes stored for them (ragged: shapes too).
+  // How far the chunks reach: tail_chunk * 2^32 + tail_offset, the
+  // reference's measure (the bytes written, for a single-chunk store).
+  uint64_t chunk_bytes = 0;
   // chunk_bytes - live_bytes: an upper bound on what `Compact` reclaims.
   uint64_t reclaimable = 0;
 };

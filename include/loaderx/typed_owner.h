@@ -9,9 +9,10 @@
 //   ragged  identity = dtype only; every record carries its own shape, so the
 //           engine stores payload/shape pairs at physical records 2i, 2i+1.
 //
-// The identity is encoded by the owner (msgpack, matching the reference
-// Python layer) and persisted opaquely in the store's typed header; decoding
-// rejects anything but the exact fields the owner defines. An owner is
+// The identity is encoded by the owner (msgpack, byte for byte what the
+// reference's Python layer writes) and persisted opaquely in the store's
+// typed header; decoding rejects anything but the exact fields and forms the
+// owner defines. An owner is
 // stateless and thread-safe; the same instance serves every store of its
 // kind.
 
@@ -24,13 +25,14 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "loaderx/dtype.h"
 
 namespace loaderx {
 
 // The static type of a store's records, in numpy terms.
 struct TypeIdentity {
-  // numpy's `dtype.str`: byte order, kind and item size, e.g. "<f4", "|u1".
-  std::string dtype;
+  // The records' dtype: any numpy dtype but object (see `dtype.h`).
+  DType dtype;
   // The shape of one record for dense stores (empty: scalar records);
   // always empty for ragged stores, whose shapes are per record.
   std::vector<uint64_t> item_shape;
@@ -49,8 +51,8 @@ struct RecordGeometry {
   Layout layout;
   // Bytes per record for `kFixedWidth`; 0 for `kPayloadShapePairs`.
   uint64_t record_width = 0;
-  // Bytes per element of the dtype.
-  uint32_t item_size = 0;
+  // Bytes per element of the dtype (numpy's `itemsize`).
+  uint64_t item_size = 0;
 };
 
 class TypedOwner {
@@ -68,8 +70,9 @@ class TypedOwner {
   virtual uint8_t kind_tag() const = 0;
 
   // Validates `identity` for this kind and encodes it for the typed header.
-  // InvalidArgument names the offending field (unknown dtype, a zero-sized
-  // record, an item shape on a ragged identity, ...).
+  // InvalidArgument names the offending field (an unsupported dtype, a
+  // zero-sized record, an item shape on a ragged identity, ...); a record
+  // wider than 2^31 bytes also carries `ErrorCode::kRecordTooLarge`.
   virtual absl::StatusOr<std::string> EncodeIdentity(
       const TypeIdentity& identity) const = 0;
 

@@ -14,14 +14,12 @@
 
 namespace loaderx {
 
-// Samples are cut into pieces of at most this many bytes: a dictionary
-// serves the start of frames, and zstd's trainer works best on pieces of
-// this order.
-inline constexpr size_t kDictionarySamplePiece = 128 << 10;
-
 // Trains a dictionary of at most `capacity` bytes on `samples` (typically
-// a strided subset of a store's records). InvalidArgument if the samples
-// are too few or too small to train on, or `capacity` is below 1 KiB.
+// a strided subset of a store's records), as zstd's `ZDICT_trainFromBuffer`
+// does with its default parameters, so the same samples give the
+// reference's dictionary. InvalidArgument if `capacity` is 0, or (with
+// `ErrorCode::kDictTrainingFailed` attached) if the samples are too few or
+// too small to train on.
 absl::StatusOr<std::string> TrainZstdDictionary(
     absl::Span<const absl::string_view> samples, size_t capacity);
 

@@ -8,7 +8,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "loaderx/spi/dtype.h"
+#include "loaderx/dtype.h"
+#include "loaderx/spi/status_macros.h"
 #include "loaderx/typed_owner.h"
 #include "loaderx/typed_owner_registry.h"
 #include "plugins/owner/msgpack_identity.h"
@@ -23,16 +24,16 @@ class RaggedOwner final : public TypedOwner {
 
   absl::StatusOr<std::string> EncodeIdentity(
       const TypeIdentity& identity) const override {
-    if (absl::Status s = Geometry(identity).status(); !s.ok()) return s;
+    LOADERX_RETURN_IF_ERROR(Geometry(identity).status());
     return msgpack_identity::Encode(identity, /*with_item_shape=*/false);
   }
 
   absl::StatusOr<TypeIdentity> DecodeIdentity(
       absl::string_view encoded) const override {
-    auto identity =
-        msgpack_identity::Decode(encoded, /*with_item_shape=*/false);
-    if (!identity.ok()) return identity.status();
-    if (absl::Status s = Geometry(*identity).status(); !s.ok()) {
+    LOADERX_ASSIGN_OR_RETURN(
+        TypeIdentity identity,
+        msgpack_identity::Decode(encoded, /*with_item_shape=*/false));
+    if (absl::Status s = Geometry(identity).status(); !s.ok()) {
       return absl::DataLossError(
           absl::StrCat("stored ragged identity is invalid: ", s.message()));
     }
@@ -45,10 +46,9 @@ class RaggedOwner final : public TypedOwner {
       return absl::InvalidArgumentError(
           "a ragged identity has no item_shape: each record keeps its own");
     }
-    auto item_size = DTypeItemSize(identity.dtype);
-    if (!item_size.ok()) return item_size.status();
+    LOADERX_ASSIGN_OR_RETURN(uint64_t item_size, DTypeItemSize(identity.dtype));
     return RecordGeometry{RecordGeometry::Layout::kPayloadShapePairs, 0,
-                          *item_size};
+                          item_size};
   }
 };
 

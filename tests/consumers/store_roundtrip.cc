@@ -109,7 +109,7 @@ absl::Status Run(const std::string& directory, bool all_plugins) {
   LOADERX_RETURN_IF_ERROR(CheckRegistrations(all_plugins));
 
   LOADERX_ASSIGN_OR_RETURN(auto vfs, loaderx::CreateVfs(CountingVfs::kName));
-  const loaderx::TypeIdentity identity{"<i4", {2, 3}};
+  const loaderx::TypeIdentity identity{loaderx::DType::Simple("<i4"), {2, 3}};
   constexpr int kRecords = 5;
   {
     LOADERX_ASSIGN_OR_RETURN(
@@ -127,7 +127,8 @@ absl::Status Run(const std::string& directory, bool all_plugins) {
       store->codec() != "zstd") {
     return absl::DataLossError(
         absl::StrCat("reopened store has ", store->size(), " records of ",
-                     store->identity().dtype, ", codec ", store->codec()));
+                     loaderx::DTypeToString(store->identity().dtype),
+                     ", codec ", store->codec()));
   }
   const std::vector<uint64_t> indices = {4, 0, 2, 2};
   std::string batch(indices.size() * store->record_bytes(), '\0');

@@ -76,13 +76,14 @@ int main(int argc, char** argv) {
     const std::string dense = absl::StrCat("/dense_", codec);
     {
       auto store = Must(DenseStore::Create(
-          *vfs, dense, TypeIdentity{"<i4", {2, 3}}, options));
+          *vfs, dense, TypeIdentity{DType::Simple("<i4"), {2, 3}}, options));
       Must(store->Append(Records(6, 24)));
       Must(store->Append(Records(3, 24)));
     }
     const std::string ragged = absl::StrCat("/ragged_", codec);
     {
-      auto store = Must(RaggedStore::Create(*vfs, ragged, "|u1", options));
+      auto store = Must(
+          RaggedStore::Create(*vfs, ragged, DType::Simple("|u1"), options));
       const std::string a = Records(1, 12), b = Records(1, 5);
       std::vector<RaggedRecord> records = {{a, {3, 4}}, {b, {5}}, {a, {12}}};
       Must(store->Append(records));
@@ -97,6 +98,30 @@ int main(int argc, char** argv) {
       }
       ++written;
     }
+  }
+  {
+    // A structured dtype with padding and a subarray field:
+    // [('a', '<i4'), ('', '|V4'), ('b', '>f8', (2,))].
+    const std::string dir = "/dense_structured";
+    DType padded = DType::Structured(
+        {DTypeField{"a", false, "", DType::Simple("<i4"), {}},
+         DTypeField{"", false, "", DType::Simple("|V4"), {}},
+         DTypeField{"b", false, "", DType::Simple(">f8"), {2}}});
+    StoreOptions options;
+    options.codec = "raw";
+    {
+      auto store = Must(
+          DenseStore::Create(*vfs, dir, TypeIdentity{padded, {2}}, options));
+      Must(store->Append(Records(3, 48)));
+    }
+    const FileBundle files = Bundle(*vfs, dir);
+    WriteFile(out / "store" / dir.substr(1), EncodeBundle(files));
+    for (const auto& [name, contents] : files) {
+      if (name == "store.zr") {
+        WriteFile(out / "identity" / dir.substr(1), contents.substr(32));
+      }
+    }
+    ++written;
   }
   std::printf("make_corpus: %d stores written under %s\n", written, argv[1]);
   return 0;

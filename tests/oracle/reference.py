@@ -107,6 +107,27 @@ def run_reference_json(script, *args, timeout=600):
     return json.loads(lines[-1])
 
 
+def run_here_json(script, *args):
+    """The counterpart of `run_reference_json` for the loaderx under test:
+    runs `script` in this process, with `args` as sys.argv[1:], and parses
+    the JSON it prints as its last line."""
+    import contextlib
+    import io
+
+    output = io.StringIO()
+    argv = sys.argv
+    sys.argv = ["script", *map(str, args)]
+    try:
+        with contextlib.redirect_stdout(output):
+            exec(compile(script, "<script>", "exec"), {"__name__": "__main__"})
+    finally:
+        sys.argv = argv
+    lines = output.getvalue().strip().splitlines()
+    if not lines:
+        raise RuntimeError("script printed nothing")
+    return json.loads(lines[-1])
+
+
 if __name__ == "__main__":
     print(reference_python())
     sys.exit(0)

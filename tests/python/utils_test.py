@@ -5,8 +5,8 @@ small similar records; every kind of source trains the same way."""
 import numpy as np
 import pytest
 
-from loaderx.utils import DICT_TIERS, train_dict
-from loaderx.zrecord import DenseStore, RaggedStore
+from loaderx.utils import train_dict
+from loaderx.zrecord import DICT_TIERS, DenseStore, RaggedStore, ZrecordError
 
 
 def tiles(count):
@@ -19,8 +19,8 @@ def tiles(count):
 
 def test_dictionary_store_round_trips_and_beats_plain_zstd(tmp_path):
     data = tiles(5000)
-    d = train_dict(data, tier="small")
-    assert isinstance(d, bytes) and 0 < len(d) <= DICT_TIERS["small"]["dict_bytes"]
+    d = train_dict(data, tier="fast")
+    assert isinstance(d, bytes) and 0 < len(d) <= DICT_TIERS["fast"]["size"]
     with DenseStore(tmp_path / "dict", data.dtype, data.shape[1:],
                     codec="zstd_dict", dict_bytes=d) as ds:
         ds.append(data)
@@ -47,15 +47,49 @@ def test_every_source_trains(tmp_path):
     ragged = RaggedStore(tmp_path / "r")
     for source in (data, store, ragged, iter(list(data)),
                    [t.tobytes() for t in data]):
-        assert len(train_dict(source, tier="small")) > 0
+        assert len(train_dict(source, tier="fast")) > 0
     store.close()
     ragged.close()
 
 
-def test_bad_requests_are_value_errors():
-    with pytest.raises(ValueError, match="tier"):
-        train_dict(tiles(100), tier="huge")
+def test_the_same_samples_give_the_same_dictionary(tmp_path):
+    data = tiles(3000)
+    path = tmp_path / "dict.zr"
+    d = train_dict(data, path=path)                 # tier None: "balanced"
+    assert path.read_bytes() == d
+    assert d[:4] == b"\x37\xa4\x30\xec"            # a zstd dictionary
+    assert train_dict(data, tier="balanced") == d
+    # The same rows as an iterable prefix: the whole of it fits the budget.
+    assert train_dict(iter(list(data))) == d
+
+
+def test_sampling_follows_the_tier_budget(tmp_path):
+    # 40000 records of 1 KiB: the "fast" budget (4 MiB) takes 4096 of them,
+    # evenly strided; the iterable form takes the first 4096.
+    rng = np.random.default_rng(3)
+    base = rng.integers(0, 255, 1024, dtype=np.uint8)
+    data = np.stack([np.roll(base, i % 61) for i in range(40000)])
+    strided = data[np.unique(np.linspace(0, 39999, 4096).astype(np.int64))]
+    assert train_dict(data, tier="fast") == train_dict(list(strided),
+                                                       tier="fast")
+    assert train_dict(iter(data), tier="fast") == train_dict(list(data[:4096]),
+                                                             tier="fast")
+    with DenseStore(tmp_path / "s", data.dtype, (1024,), codec="raw") as ds:
+        ds.append(data)
+        assert train_dict(ds, tier="fast") == train_dict(data, tier="fast")
+
+
+def test_bad_requests_are_value_errors(tmp_path):
+    for tier in ("huge", 1, "small"):
+        with pytest.raises(ValueError, match="tier"):
+            train_dict(tiles(100), tier=tier)
     with pytest.raises(ValueError):
         train_dict([])
-    with pytest.raises(ValueError, match="cannot train"):
+    with pytest.raises(ValueError):
+        train_dict(np.zeros((0, 4), np.uint8))
+    with DenseStore(tmp_path / "e", np.uint8, (2,)) as empty:
+        with pytest.raises(ValueError, match="empty store"):
+            train_dict(empty)
+    with pytest.raises(ZrecordError) as few:
         train_dict([b"ab", b"cd"])
+    assert few.value.code == -9

@@ -1,11 +1,14 @@
 #include "loaderx/zstd_dictionary.h"
 
+#include <zdict.h>
+
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "loaderx/codec_registry.h"
+#include "loaderx/error_code.h"
 #include "tests/status_testing.h"
 
 namespace loaderx {
@@ -45,25 +48,34 @@ TEST(ZstdDictionaryTest, TrainedDictionaryHelpsAndLoads) {
   EXPECT_LT(Compressed(*with, records) * 2, Compressed(*without, records));
 }
 
-TEST(ZstdDictionaryTest, LargeSamplesAreCutIntoPieces) {
-  // Four 1 MiB samples become 32 pieces: enough for the trainer.
-  std::vector<std::string> samples;
-  for (int i = 0; i < 4; ++i) {
-    std::string sample;
-    while (sample.size() < (1 << 20)) {
-      sample +=
-          absl::StrCat("row ", sample.size() % 977, " of sample ", i, "; ");
-    }
-    samples.push_back(sample);
-  }
+TEST(ZstdDictionaryTest, SamplesGoToTheTrainerAsGiven) {
+  // As the reference: the samples, whatever their size, are the trainer's
+  // samples with its default parameters, so the result is its result.
+  std::vector<std::string> samples = Samples(300, 20);
+  samples.push_back(std::string(300 << 10, 'x'));  // Larger than 128 KiB.
   std::vector<absl::string_view> views(samples.begin(), samples.end());
-  EXPECT_OK(TrainZstdDictionary(views, 16 << 10));
+  ASSERT_OK_AND_ASSIGN(std::string dictionary,
+                       TrainZstdDictionary(views, 16 << 10));
+  std::string concatenated;
+  std::vector<size_t> sizes;
+  for (const std::string& sample : samples) {
+    concatenated += sample;
+    sizes.push_back(sample.size());
+  }
+  std::string direct(16 << 10, '\0');
+  const size_t size =
+      ZDICT_trainFromBuffer(direct.data(), direct.size(), concatenated.data(),
+                            sizes.data(), static_cast<unsigned>(sizes.size()));
+  ASSERT_FALSE(ZDICT_isError(size)) << ZDICT_getErrorName(size);
+  direct.resize(size);
+  EXPECT_EQ(dictionary, direct);
 }
 
 TEST(ZstdDictionaryTest, TooLittleToTrainOnIsInvalidArgument) {
   std::vector<absl::string_view> few = {"a", "b"};
-  EXPECT_STATUS_CODE(TrainZstdDictionary(few, 4096),
-                     absl::StatusCode::kInvalidArgument);
+  const absl::Status status = TrainZstdDictionary(few, 4096).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ErrorCodeOf(status), ErrorCode::kDictTrainingFailed);
   const std::vector<std::string> samples = Samples(100, 10);
   std::vector<absl::string_view> views(samples.begin(), samples.end());
   EXPECT_STATUS_CODE(TrainZstdDictionary(views, 100),

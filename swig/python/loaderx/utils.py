@@ -1,67 +1,115 @@
-"""Dictionary training for "zstd_dict" stores.
+"""Dictionary training for "zstd_dict" stores, as loaderx 1.7.7 does it.
 
-    from loaderx.utils import train_dict, DICT_TIERS
-    d = train_dict(settled_array, tier="balanced")
+    from loaderx.utils import train_dict
+    d = train_dict(settled_array)                  # tier "balanced"
     DenseStore('data', dtype, shape, codec='zstd_dict', dict_bytes=d)
 
 Training is explicit and separate: a store never trains its own dictionary.
-Train once on the settled, complete data. A tier presets the whole
-tradeoff, the dictionary's size and how many bytes of records train it, so
-a caller picks a tier, never a number. The sample is a strided subset of
-the records, so each tier costs the same training time whatever the record
-size. A larger dictionary compresses small, similar records better and
-costs more cache on every gather.
+Train once on the settled data; one dictionary can serve many stores. A
+tier of `loaderx.zrecord.DICT_TIERS` presets the dictionary's size and how
+many bytes of records train it:
+
+- an ndarray (records along axis 0) or a store: an evenly strided subset
+  of the records, as many as fill the budget (a ragged store's record size
+  is the mean of its first 32 records; only payloads train, not shapes);
+- any other iterable: its records in order (bytes as they are, anything
+  else as `np.asarray(record).tobytes()`) until the budget is reached.
+
+The samples go to zstd's trainer with its default parameters, so the same
+samples give the same dictionary as 1.7.7's `train_dict`.
 """
+
+import math
+import pathlib
 
 import numpy as np
 
 from loaderx import loaderx_native as _native
+from loaderx.zrecord import DenseStore, RaggedStore, _dict_tier, _sample_count
 
-DICT_TIERS = {
-    "small": {"dict_bytes": 16 << 10, "sample_bytes": 2 << 20},
-    "balanced": {"dict_bytes": 64 << 10, "sample_bytes": 8 << 20},
-    "max": {"dict_bytes": 256 << 10, "sample_bytes": 32 << 20},
-}
+__all__ = ["train_dict"]
 
 
-def _strided(count, record_bytes, budget):
-    """Indices of an evenly strided subset of `count` records whose bytes
-    fill about `budget`."""
-    wanted = max(1, min(count, budget // max(1, record_bytes)))
-    return np.unique(np.linspace(0, count - 1, wanted).astype(np.int64))
+def _strided(count, item_bytes, tier):
+    """Indices of the evenly strided sample of `count` records."""
+    k = min(_sample_count(count, item_bytes, tier), count)
+    return np.unique(np.linspace(0, count - 1, k).astype(np.int64))
 
 
-def _as_bytes(record):
-    array = np.asarray(record)
-    return np.require(array, requirements="C").reshape(-1).view(np.uint8)
+def _from_array(array, tier):
+    if len(array) == 0:
+        raise ValueError("cannot train a zstd dictionary on an empty array")
+    item_bytes = math.prod(array.shape[1:]) * array.dtype.itemsize
+    picked = np.ascontiguousarray(array[_strided(len(array), item_bytes,
+                                                 tier)])
+    row = math.prod(picked.shape[1:]) * picked.dtype.itemsize
+    return picked.reshape(-1).view(np.uint8), np.full(len(picked), row)
 
 
-def train_dict(source, tier="balanced"):
-    """Trains a dictionary on `source`: a numpy array (records along axis
-    0), a DenseStore or RaggedStore, or an iterable of records (arrays or
-    bytes). Returns the dictionary's bytes."""
-    if tier not in DICT_TIERS:
-        raise ValueError(f"tier must be one of {sorted(DICT_TIERS)}, got {tier!r}")
-    preset = DICT_TIERS[tier]
-    budget = preset["sample_bytes"]
-    if isinstance(source, np.ndarray) or hasattr(source, "__getitem__") and \
-            hasattr(source, "__len__") and not isinstance(source, (list, tuple)):
-        count = len(source)
-        if count == 0:
-            raise ValueError("cannot train a dictionary on no records")
-        first = source[0]
-        if isinstance(first, list):  # A ragged store read returns lists.
-            first = first[0]
-        indices = _strided(count, np.asarray(first).nbytes, budget)
-        picked = source[indices]
-        records = list(picked) if not isinstance(picked, list) else picked
+def _from_store(store, tier):
+    count = len(store)
+    if count == 0:
+        raise ValueError("cannot train a zstd dictionary on an empty store")
+    if isinstance(store, DenseStore):
+        item_bytes = math.prod(store.item_shape) * store.dtype.itemsize
+        picked = store.__getitems__(_strided(count, item_bytes, tier))
+        return (picked.reshape(-1).view(np.uint8),
+                np.full(len(picked), item_bytes))
+    preview = store.__getitems__(np.arange(min(count, 32)))
+    item_bytes = int(np.mean([record.nbytes for record in preview])) or 1
+    picked = store.__getitems__(_strided(count, item_bytes, tier))
+    pieces = [np.require(r, requirements="C").reshape(-1).view(np.uint8)
+              for r in picked]
+    return np.concatenate(pieces), np.array([p.size for p in pieces])
+
+
+def _from_iterable(records, tier):
+    budget = _dict_tier(tier)["samples"]
+    pieces, total = [], 0
+    for record in records:
+        if isinstance(record, (bytes, bytearray)):
+            piece = bytes(record)
+        else:
+            piece = np.ascontiguousarray(np.asarray(record)).tobytes()
+        pieces.append(piece)
+        total += len(piece)
+        if total >= budget:
+            break
+    if not pieces:
+        raise ValueError("train_dict needs at least one record")
+    return (np.frombuffer(b"".join(pieces), dtype=np.uint8),
+            np.array([len(p) for p in pieces]))
+
+
+def _train(samples, sizes, capacity):
+    """Checks the packed samples as 1.7.7 does, then trains."""
+    sizes = np.asarray(sizes)
+    if sizes.ndim != 1 or not np.issubdtype(sizes.dtype, np.integer):
+        raise ValueError("sizes must be a one-dimensional integer array")
+    if (sizes < 0).any():
+        raise ValueError("sample sizes must be non-negative")
+    if int(sizes.sum()) != samples.nbytes:
+        raise ValueError("sample sizes must exactly cover the sample buffer")
+    if capacity <= 0:
+        raise ValueError("dictionary target must be positive")
+    return _native.train_zstd_dictionary(
+        np.ascontiguousarray(samples), sizes.astype(np.int64), capacity)
+
+
+def train_dict(source, tier=None, path=None):
+    """Trains a zstd dictionary on `source`: an ndarray, a DenseStore or
+    RaggedStore, or an iterable of records, sized by `tier` ("fast",
+    "balanced" — the default — or "max"). Writes it to `path` too, if given.
+    Returns the dictionary's bytes. Too few or too small samples raise
+    `ZrecordError` code -9."""
+    capacity = _dict_tier(tier)["size"]
+    if isinstance(source, np.ndarray):
+        samples, sizes = _from_array(source, tier)
+    elif isinstance(source, (DenseStore, RaggedStore)):
+        samples, sizes = _from_store(source, tier)
     else:
-        records = [_as_bytes(r) for r in source]
-        if not records:
-            raise ValueError("cannot train a dictionary on no records")
-        average = sum(r.nbytes for r in records) // len(records)
-        records = [records[i] for i in _strided(len(records), average, budget)]
-    pieces = [_as_bytes(r) for r in records]
-    sizes = np.array([p.nbytes for p in pieces], dtype=np.int64)
-    data = np.concatenate(pieces) if pieces else np.empty(0, np.uint8)
-    return _native.train_zstd_dictionary(data, sizes, preset["dict_bytes"])
+        samples, sizes = _from_iterable(source, tier)
+    dictionary = _train(samples, sizes, capacity)
+    if path is not None:
+        pathlib.Path(path).write_bytes(dictionary)
+    return dictionary

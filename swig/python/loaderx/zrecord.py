@@ -1,31 +1,61 @@
-"""The typed persistent record stores: DenseStore and RaggedStore.
+"""The typed persistent record stores: DenseStore and RaggedStore, with
+loaderx 1.7.7's API (code written for it runs unchanged) over loaderx's
+engine, whose files are 1.7.7's byte for byte.
 
-    with DenseStore('train_data', data.dtype, data.shape[1:]) as ds:
-        ds.append(data)                  # one record per slice along axis 0
-    ds = DenseStore('train_data')        # open: the identity is persisted
-    ds[0, 5, 2]                          # (3, *item_shape), a record set
+    ds = DenseStore('train_data', data.dtype, data.shape[1:])  # open or create
+    ds.append(data)                      # one record per slice along axis 0
+    ds[0, 5, 2]                          # (3, *item_shape): a record set
+    ds.close()
 
-    with RaggedStore('tokens', np.int32) as rs:
-        rs.append(seqs)                  # each record keeps its own shape
-    RaggedStore('tokens')[0, 2]          # list of arrays, exact shapes
+    rs = RaggedStore('tokens', np.int32, codec='raw')
+    rs.append(seqs)                      # each record keeps its own shape
+    rs[0, 2]                             # a list of arrays, exact shapes
 
-A store is a directory. Creating one fixes its type identity (dtype and,
-for dense stores, item_shape) and its codec ("raw", "zstd" — the default —
-or "zstd_dict" with `dict_bytes`). Reads and deletions take an int
-(negatives wrap), a slice, a tuple or list of ints, an int array or a
-boolean mask. One store object holds the directory's lock: a second opening
-raises BlockingIOError until it is closed. `close()` (or leaving a `with`
-block) syncs, then releases the store.
+Both constructors open the store at `path` if there is one, checking any
+given dtype, item_shape and codec against it (ValueError on a mismatch; a
+dict_bytes is ValueError too: only a creation takes one), and otherwise
+create it, which needs the dtype (and item_shape for dense): without them a
+missing store is FileNotFoundError. The codec ("raw", "zstd" — the default —,
+"zstd_dict" with `dict_bytes` from `loaderx.utils.train_dict`, or a
+registered plugin's) is fixed at creation; an unknown name is KeyError.
+
+Reads and deletions take an int (negatives count from the end), a slice, a
+tuple or list of ints, an integer array (uint64 arrays are used as they
+are), or a boolean mask of the store's length. Errors are `ZrecordError`s
+with 1.7.7's codes, each also the idiomatic exception: an index out of
+range is code -3 and IndexError, a store held elsewhere is -14 and
+BlockingIOError (see `loaderx.errors`).
+
+Beyond 1.7.7: `vfs=` (any registered filesystem), `close(sync=False)`,
+`__repr__`, and dtypes (structured ones with padding included) that come
+back exactly as they were written.
 """
 
+import math
 import os
+import pathlib
 
 import numpy as np
 
+from loaderx import _dtype
 from loaderx import loaderx_native as _native
+from loaderx.errors import IndexOutOfRangeError, ZrecordError
 from loaderx.vfs import Vfs
 
-CODECS = ("raw", "zstd", "zstd_dict")
+__all__ = ["DenseStore", "RaggedStore", "ZrecordError", "DICT_TIERS"]
+
+# Dictionary sizes for `loaderx.utils.train_dict`: how large a dictionary is,
+# and how many bytes of records train it. A larger one compresses small,
+# similar records better and costs more cache on every gather.
+DICT_TIERS = {
+    "fast": {"size": 32 << 10, "samples": 4 << 20},
+    "balanced": {"size": 128 << 10, "samples": 16 << 20},
+    "max": {"size": 1 << 20, "samples": 64 << 20},
+}
+DICT_TIER_DEFAULT = "balanced"
+
+# The largest record, in bytes.
+MAX_RECORD_LEN = 1 << 31
 
 _default_vfs = None
 
@@ -39,88 +69,148 @@ def _resolve_vfs(vfs):
     return _default_vfs
 
 
-def _prepare_create(path, vfs, codec, dict_bytes):
-    if codec not in CODECS:
-        raise ValueError(f"codec must be one of {CODECS}, got {codec!r}")
-    if codec == "zstd_dict" and not dict_bytes:
-        raise ValueError("codec 'zstd_dict' needs dict_bytes: train a "
-                         "dictionary with loaderx.utils.train_dict first")
-    if codec != "zstd_dict" and dict_bytes:
-        raise ValueError(f"codec {codec!r} takes no dict_bytes")
-    if vfs.name == "posix":
-        parent = os.path.dirname(os.path.abspath(path))
-        os.makedirs(parent, exist_ok=True)
-    return bytes(dict_bytes or b"")
+def _dict_tier(tier):
+    """`DICT_TIERS[tier]`, `None` meaning the default; ValueError for any
+    other name (or an integer)."""
+    name = DICT_TIER_DEFAULT if tier is None else tier
+    if not isinstance(name, str) or name not in DICT_TIERS:
+        raise ValueError(
+            f"unknown dict tier {tier!r}, expected one of {sorted(DICT_TIERS)}")
+    return DICT_TIERS[name]
+
+
+def _sample_count(total, item_bytes, tier=None):
+    """How many of `total` records of `item_bytes` fill the tier's training
+    budget: at least one, at most `total`."""
+    budget = _dict_tier(tier)["samples"]
+    return max(1, min(total, max(1, budget // max(item_bytes, 1))))
+
+
+def _bytes_of(array):
+    """A C-contiguous array's bytes, as a flat uint8 view (no copy)."""
+    return array.reshape(-1).view(np.uint8)
+
+
+def _out_of_range(key, length):
+    return IndexOutOfRangeError(
+        -3, f"index {key} is out of range for {length} records")
 
 
 def _indices(key, length):
-    """`key` as (int64 index array, whether it selected a single record)."""
-    if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+    """`key` as (uint64 index array, whether it names a single record).
+    Indices past the end are left for the engine to refuse."""
+    if isinstance(key, (int, np.integer)):  # bool too: True is 1.
         index = int(key)
-        if not -length <= index < length:
-            raise IndexError(f"index {index} is out of range for {length} records")
-        return np.array([index % length], dtype=np.int64), True
+        if index < 0:
+            index += length
+        if not 0 <= index < 1 << 64:
+            raise _out_of_range(int(key), length)
+        return np.array([index], dtype=np.uint64), True
     if isinstance(key, slice):
-        return np.arange(*key.indices(length), dtype=np.int64), False
-    if isinstance(key, tuple):
-        key = list(key)
+        return np.arange(*key.indices(length), dtype=np.int64).astype(
+            np.uint64), False
     array = np.asarray(key)
     if array.dtype == np.bool_:
         if array.shape != (length,):
-            raise IndexError(f"a boolean mask must have shape ({length},), "
-                             f"got {array.shape}")
-        return np.flatnonzero(array).astype(np.int64), False
+            raise IndexOutOfRangeError(
+                -3, f"a boolean mask must have shape ({length},), "
+                f"not {array.shape}")
+        return np.flatnonzero(array).astype(np.uint64), False
     if array.size == 0:
-        return np.empty(0, dtype=np.int64), False
-    if array.ndim != 1 or not np.issubdtype(array.dtype, np.integer):
-        raise TypeError("records are selected by an int, a slice, a sequence "
-                        f"of ints or a boolean mask, not {key!r}")
-    array = array.astype(np.int64)
-    bad = (array < -length) | (array >= length)
-    if bad.any():
-        raise IndexError(f"index {int(array[bad][0])} is out of range for "
-                         f"{length} records")
-    return np.where(array < 0, array + length, array), False
+        return np.empty(0, dtype=np.uint64), False
+    flat = array.reshape(-1)
+    if array.dtype.kind == "u":
+        return np.ascontiguousarray(flat, dtype=np.uint64), False
+    if array.dtype.kind != "i":
+        raise TypeError("records are selected by integers, a slice or a "
+                        f"boolean mask, not {array.dtype} values")
+    flat = flat.astype(np.int64)
+    if (flat < 0).any():
+        flat = np.where(flat < 0, flat + length, flat)
+        if (flat < 0).any():
+            raise _out_of_range(int(flat[flat < 0][0]) - length, length)
+    return flat.astype(np.uint64), False
+
+
+def _request(dtype, item_shape, codec, dict_bytes):
+    """The constructor's arguments for the engine's open-or-create."""
+    request = _native.OpenRequest()
+    if dtype is not None:
+        request.set_dtype(_dtype.to_identity(np.dtype(dtype)))
+    if item_shape is not None:
+        request.set_item_shape([int(d) for d in item_shape])
+    if codec is not None:
+        request.set_codec(codec)
+    if dict_bytes is not None:
+        request.set_dictionary(dict_bytes)
+    return request
 
 
 class _Store:
-    """What both stores share: lifetime, maintenance and statistics."""
+    """What both stores share: opening, maintenance and lifetime."""
 
-    def __len__(self):
-        return self._native.size()
+    def __init__(self, handle_type, path, request, vfs):
+        self._path = pathlib.Path(path)
+        self._closed = True  # Until the native store exists.
+        self._native = handle_type(_resolve_vfs(vfs)._fs, os.fspath(path),
+                                   request)
+        self._closed = False
+        self._dtype = _dtype.from_identity(self._native.dtype())
+        self._codec = self._native.codec()
 
     @property
     def path(self):
         return self._path
 
     @property
+    def dtype(self):
+        return self._dtype
+
+    @property
     def codec(self):
-        return self._native.codec()
+        return self._codec
+
+    def __len__(self):
+        return self._native.size()
+
+    def __getitem__(self, key):
+        """One record for an int (a numpy scalar for dense scalar records);
+        a record set (an ndarray for dense, a list for ragged) otherwise."""
+        indices, single = _indices(key, len(self))
+        records = self.__getitems__(indices)
+        return records[0] if single else records
 
     def delete(self, key):
-        """Deletes records (swap-last: survivors are renumbered, the index
-        space stays 0..len)."""
+        """Deletes records, any index form (duplicates count once), by
+        moving the last records into their places: survivors may be
+        renumbered, the index space stays 0..len."""
         indices, _ = _indices(key, len(self))
-        self._native.delete_records(np.ascontiguousarray(indices))
+        self._native.delete_records(indices)
+
+    def compact(self):
+        """Reclaims the bytes deleted records left, in place (offline:
+        nothing else may use the store meanwhile)."""
+        self._native.compact()
 
     def stats(self):
+        """{records, live_bytes, chunk_bytes, reclaimable}, as 1.7.7
+        counts them (chunk_bytes = tail_chunk * 2^32 + tail_offset)."""
         s = self._native.stats()
         return {"records": s.records, "live_bytes": s.live_bytes,
                 "chunk_bytes": s.chunk_bytes, "reclaimable": s.reclaimable}
-
-    def compact(self):
-        """Reclaims deleted bytes in place (offline: nothing else may use
-        the store meanwhile)."""
-        self._native.compact()
 
     def sync(self):
         """Makes everything appended so far durable."""
         self._native.sync()
 
+    def has_dict(self):
+        """Whether the store compresses against a dictionary (zstd_dict)."""
+        return self._native.has_dict()
+
     def close(self, sync=True):
         """Syncs (unless `sync=False`: durability left to a later sync or
         the OS), then releases the store and its lock. Idempotent."""
-        if getattr(self, "_closed", False):
+        if self._closed:
             return
         self._closed = True
         try:
@@ -136,123 +226,111 @@ class _Store:
         self.close()
         return False
 
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # A finaliser has no one to report to.
+            pass
+
 
 class DenseStore(_Store):
-    """Fixed-shape records: every record is one `item_shape` array."""
+    """Fixed-shape records: every record is one `item_shape` array of
+    `dtype`; reads gather at fixed byte offsets into one ndarray."""
 
-    def __init__(self, path, dtype=None, item_shape=None, codec="zstd",
+    def __init__(self, path, dtype=None, item_shape=None, codec=None,
                  dict_bytes=None, vfs=None):
-        self._path = os.fspath(path)
-        vfs = _resolve_vfs(vfs)
-        if dtype is None:
-            if item_shape is not None:
-                raise ValueError("item_shape needs a dtype (creating a store)")
-            self._native = _native.DenseStoreHandle(vfs._fs, self._path)
-        else:
-            dtype = np.dtype(dtype)
-            item_shape = tuple(int(d) for d in (item_shape or ()))
-            dictionary = _prepare_create(self._path, vfs, codec, dict_bytes)
-            self._native = _native.DenseStoreHandle(
-                vfs._fs, self._path, dtype.str, list(item_shape), codec,
-                dictionary)
-        self._dtype = np.dtype(self._native.dtype())
+        super().__init__(_native.DenseStoreHandle, path,
+                         _request(dtype, item_shape, codec, dict_bytes), vfs)
         self._item_shape = tuple(self._native.item_shape())
-
-    @property
-    def dtype(self):
-        return self._dtype
 
     @property
     def item_shape(self):
         return self._item_shape
 
-    def append(self, array):
-        """Appends one record per slice of `array` along axis 0 and returns
-        the index of the first."""
-        array = np.asarray(array)
-        if array.dtype != self._dtype:
-            raise ValueError(f"dtype {array.dtype} does not match the "
-                             f"store's {self._dtype}")
-        if array.ndim < 1 or array.shape[1:] != self._item_shape:
-            raise ValueError(f"shape {array.shape} is not (n, *{self._item_shape})")
-        if array.shape[0] == 0:
-            raise ValueError("an append needs at least one record")
-        return self._native.append(np.ascontiguousarray(array))
+    def append(self, records):
+        """Appends one (batch, *item_shape) array of the store's dtype (a
+        0-d value is one record); returns the index of the first."""
+        batch = np.asarray(records)
+        if batch.ndim == 0:
+            batch = batch.reshape(1)
+        if batch.dtype != self._dtype:
+            raise ValueError(f"dense append dtype {batch.dtype} != store "
+                             f"dtype {self._dtype}")
+        if batch.shape[1:] != self._item_shape:
+            raise ValueError(f"dense append shape {batch.shape} != "
+                             f"(batch, *{self._item_shape})")
+        if len(batch) == 0:
+            raise ValueError("append needs at least one record")
+        return self._native.append(_bytes_of(np.ascontiguousarray(batch)))
 
-    def __getitem__(self, key):
-        indices, single = _indices(key, len(self))
-        out = np.empty((len(indices),) + self._item_shape, dtype=self._dtype)
-        if len(indices):
-            self._native.gather_into(indices, out)
-        return out[0] if single else out
+    def __getitems__(self, key):
+        """The records at `key` (any index form) as one ndarray of shape
+        (n, *item_shape)."""
+        indices, _ = _indices(key, len(self))
+        out = np.empty((indices.size, *self._item_shape), dtype=self._dtype)
+        self._native.gather_into(indices, _bytes_of(out))
+        return out
 
     def __repr__(self):
-        return (f"DenseStore({self._path!r}, dtype={self._dtype}, "
-                f"item_shape={self._item_shape}, records={len(self)})")
+        return (f"DenseStore({os.fspath(self._path)!r}, dtype={self._dtype}, "
+                f"item_shape={self._item_shape}, codec={self._codec!r}, "
+                f"records={len(self) if not self._closed else 'closed'})")
 
 
 class RaggedStore(_Store):
-    """Variable-shape records of one dtype; reads return lists of arrays."""
+    """Records of one dtype whose shapes differ; reads return each with
+    exactly the shape it was written with, in a list."""
 
-    def __init__(self, path, dtype=None, codec="zstd", dict_bytes=None,
+    def __init__(self, path, dtype=None, codec=None, dict_bytes=None,
                  vfs=None):
-        self._path = os.fspath(path)
-        vfs = _resolve_vfs(vfs)
-        if dtype is None:
-            self._native = _native.RaggedStoreHandle(vfs._fs, self._path)
-        else:
-            dictionary = _prepare_create(self._path, vfs, codec, dict_bytes)
-            self._native = _native.RaggedStoreHandle(
-                vfs._fs, self._path, np.dtype(dtype).str, codec, dictionary)
-        self._dtype = np.dtype(self._native.dtype())
-
-    @property
-    def dtype(self):
-        return self._dtype
+        super().__init__(_native.RaggedStoreHandle, path,
+                         _request(dtype, None, codec, dict_bytes), vfs)
 
     def append(self, records):
-        """Appends each array in `records` (any iterable) with its own
-        shape, in one commit; returns the index of the first."""
-        arrays = []
-        for i, record in enumerate(records):
-            array = np.asarray(record)
-            if array.dtype != self._dtype:
-                raise ValueError(f"record {i}: dtype {array.dtype} does not "
-                                 f"match the store's {self._dtype}")
-            if array.size == 0:
-                raise ValueError(f"record {i} is empty (shape {array.shape}); "
-                                 "zero-byte arrays cannot be stored")
+        """Appends every record of `records` (any iterable of arrays, or of
+        bytes/bytearray in a uint8 store) in one commit; returns the index of
+        the first."""
+        payloads, sizes, shapes = [], [], []
+        for record in records:
+            if isinstance(record, (bytes, bytearray)):
+                if self._dtype != np.dtype(np.uint8):
+                    raise ValueError("bytes records are uint8, but the store "
+                                     f"dtype is {self._dtype}")
+                array = np.frombuffer(record, dtype=np.uint8)
+            else:
+                array = np.asarray(record)
+                if array.dtype != self._dtype:
+                    raise ValueError(f"ragged record dtype {array.dtype} != "
+                                     f"store dtype {self._dtype}")
             # (np.ascontiguousarray would turn a scalar into shape (1,).)
-            arrays.append(np.require(array, requirements="C"))
-        if not arrays:
-            raise ValueError("an append needs at least one record")
-        sizes = np.array([a.nbytes for a in arrays], dtype=np.int64)
-        shapes = np.array([n for a in arrays for n in (a.ndim, *a.shape)],
-                          dtype=np.int64)
-        data = np.concatenate([a.reshape(-1).view(np.uint8) for a in arrays])
-        return self._native.append_packed(data, sizes, shapes)
+            payloads.append(_bytes_of(np.require(array, requirements="C")))
+            sizes.append(array.nbytes)
+            shapes.extend((array.ndim, *array.shape))
+        if not payloads:
+            raise ValueError("append needs at least one record")
+        return self._native.append_packed(
+            np.concatenate(payloads), np.array(sizes, dtype=np.int64),
+            np.array(shapes, dtype=np.int64))
 
-    def __getitem__(self, key):
-        indices, single = _indices(key, len(self))
-        if not len(indices):
-            return []
-        flat = self._native.shapes(indices)
-        shapes, position = [], 0
-        for _ in range(len(indices)):
-            ndim = flat[position]
-            shapes.append(tuple(flat[position + 1:position + 1 + ndim]))
-            position += 1 + ndim
+    def __getitems__(self, key):
+        """The records at `key` (any index form) as a list of arrays, read
+        in one native call."""
+        indices, _ = _indices(key, len(self))
+        flat, buffer = self._native.read(indices)
+        data = np.frombuffer(buffer, dtype=np.uint8)
         itemsize = self._dtype.itemsize
-        sizes = np.array([int(np.prod(s, dtype=np.int64)) * itemsize
-                          for s in shapes], dtype=np.int64)
-        out = np.empty(int(sizes.sum()), dtype=np.uint8)
-        self._native.gather_packed(indices, sizes, out)
-        records, offset = [], 0
-        for shape, size in zip(shapes, sizes):
-            records.append(out[offset:offset + size].view(self._dtype).reshape(shape))
+        records, offset, at = [], 0, 0
+        for _ in range(indices.size):
+            rank = flat[at]
+            shape = tuple(flat[at + 1:at + 1 + rank])
+            at += 1 + rank
+            size = math.prod(shape) * itemsize
+            records.append(
+                data[offset:offset + size].view(self._dtype).reshape(shape))
             offset += size
-        return records[0] if single else records
+        return records
 
     def __repr__(self):
-        return (f"RaggedStore({self._path!r}, dtype={self._dtype}, "
-                f"records={len(self)})")
+        return (f"RaggedStore({os.fspath(self._path)!r}, dtype={self._dtype}, "
+                f"codec={self._codec!r}, "
+                f"records={len(self) if not self._closed else 'closed'})")

@@ -7,9 +7,10 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 
 /**
- * Maps a native error (an {@code absl::StatusCode} value, a busy flag and a
- * message) to the Java exception the binding throws. Called from JNI; see
- * the table in {@code swig/loaderx.i}.
+ * Maps a native error (an {@code absl::StatusCode} value, the reference's
+ * store error code from {@code loaderx/error_code.h}, and a message) to the
+ * Java exception the binding throws: the one table for Java. Called from
+ * JNI (see {@code swig/loaderx.i}).
  */
 public final class Errors {
   // absl::StatusCode values; stable by Abseil's (and gRPC's) contract.
@@ -21,13 +22,21 @@ public final class Errors {
   static final int OUT_OF_RANGE = 11;
   static final int UNIMPLEMENTED = 12;
 
+  // Store error codes (loaderx 1.7.7's ZrecordError.code) that decide on
+  // their own; the rest follow the status code.
+  static final int BUSY = -14;
+  static final int UNKNOWN_NAME = 1;
+
   private Errors() {}
 
-  public static RuntimeException of(int code, boolean busy, String message) {
-    if (busy) {
+  public static RuntimeException of(int statusCode, int errorCode, String message) {
+    if (errorCode == BUSY) {
       return new StoreBusyException(message);
     }
-    switch (code) {
+    if (errorCode == UNKNOWN_NAME) {
+      return new IllegalArgumentException(message);
+    }
+    switch (statusCode) {
       case INVALID_ARGUMENT:
         return new IllegalArgumentException(message);
       case OUT_OF_RANGE:

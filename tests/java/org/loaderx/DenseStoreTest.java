@@ -44,6 +44,26 @@ public class DenseStoreTest {
   }
 
   @Test
+  public void openRequestOpensOrCreatesAsTheReference() {
+    Filesystem fs = new Filesystem("memory");
+    OpenRequest create = new OpenRequest();
+    create.setDtype("<i4");
+    create.setItemShape(new long[] {2});
+    create.setCodec("raw");
+    DenseStoreHandle store = new DenseStoreHandle(fs, "/a/b", create);  // parents created
+    store.appendBytes(ints(1, 2));
+    store.close();
+    DenseStoreHandle reopened = new DenseStoreHandle(fs, "/a/b", create);  // opens it
+    assertEquals(1, reopened.size());
+    reopened.close();
+    OpenRequest wrong = new OpenRequest();
+    wrong.setDtype("<f4");
+    assertThrows(IllegalArgumentException.class, () -> new DenseStoreHandle(fs, "/a/b", wrong));
+    assertThrows(
+        UncheckedIOException.class, () -> new DenseStoreHandle(fs, "/none", new OpenRequest()));
+  }
+
+  @Test
   public void badInputGetsTheIdiomaticExceptions() {
     Filesystem fs = new Filesystem("memory");
     DenseStoreHandle store =
@@ -57,7 +77,10 @@ public class DenseStoreTest {
     assertTrue(missing.getCause() instanceof FileNotFoundException);
     assertThrows(
         IllegalArgumentException.class,
-        () -> new DenseStoreHandle(fs, "/t", "<U8", new long[] {}, "raw", new byte[0]));
+        () -> new DenseStoreHandle(fs, "/t", "|O8", new long[] {}, "raw", new byte[0]));
+    assertThrows(IllegalArgumentException.class, () -> new DenseStoreHandle(
+        fs, "/t", "<i4", new long[] {1}, "lz4", new byte[0]));
+    assertThrows(IndexOutOfBoundsException.class, () -> store.gather(new long[] {-1}));
     store.close();
     assertThrows(IllegalStateException.class, store::size);
   }

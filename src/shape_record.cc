@@ -1,0 +1,63 @@
+#include "src/shape_record.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "loaderx/error_code.h"
+#include "loaderx/spi/little_endian.h"
+
+namespace loaderx {
+
+std::string EncodeShapeRecord(absl::Span<const uint64_t> shape) {
+  std::string out(8 * (shape.size() + 1), '\0');
+  StoreLittle<uint64_t>(&out[0], shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    StoreLittle<uint64_t>(&out[8 * (d + 1)], shape[d]);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<uint64_t>> DecodeShapeRecord(absl::string_view bytes,
+                                                        uint64_t item_size,
+                                                        uint64_t payload_bytes,
+                                                        uint64_t index) {
+  auto corrupt = [&](absl::string_view why) {
+    return CorruptRecordError(
+        absl::StrCat("record ", index, ": its shape record ", why));
+  };
+  if (bytes.size() < 8 || bytes.size() % 8 != 0) {
+    return corrupt(absl::StrCat("has ", bytes.size(),
+                                " bytes, not a nonzero multiple of 8"));
+  }
+  const uint64_t rank = LoadLittle<uint64_t>(bytes.data());
+  if (rank > kMaxShapeDimensions || bytes.size() / 8 != rank + 1) {
+    return corrupt(absl::StrCat("declares rank ", rank, " in ",
+                                bytes.size() / 8, " words"));
+  }
+  std::vector<uint64_t> shape(rank);
+  // prod(shape) * item_size, stopping at anything past the payload (so
+  // nothing overflows); a zero anywhere makes it zero.
+  uint64_t total = item_size;
+  bool past = false;
+  for (uint64_t d = 0; d < rank; ++d) {
+    shape[d] = LoadLittle<uint64_t>(&bytes[8 * (d + 1)]);
+    if (shape[d] == 0) {
+      total = 0;
+    } else if (past || total > payload_bytes / shape[d]) {
+      past = true;
+    } else {
+      total *= shape[d];
+    }
+  }
+  if (total == 0 || past || total != payload_bytes) {
+    return corrupt(absl::StrCat("(", absl::StrJoin(shape, ", "), ") of ",
+                                item_size, "-byte items disagrees with its ",
+                                payload_bytes, "-byte payload"));
+  }
+  return shape;
+}
+
+}  // namespace loaderx

@@ -1,0 +1,251 @@
+// Typemaps for the stores' binding surface (`store_binding.h`), included by
+// `loaderx.i`.
+//
+//   loaderx::DType   Python: numpy's dtype identity, `dtype.str` (a str) or
+//                    `dtype.descr` (a list of (name, type) / (name, type,
+//                    shape) tuples, name a str or (title, name), type nested
+//                    the same way); `loaderx/zrecord.py` turns it into and
+//                    out of `np.dtype`. Java: `dtype.str` as a String
+//                    (simple dtypes), and `DTypeToString` coming out.
+//   OutputBuffer&    Python: no argument; a bytearray the native side
+//                    allocates once, returned after the call's own result
+//                    as a (result, bytearray) tuple. Not in Java.
+
+%{
+#include <string>
+#include <vector>
+
+#include "loaderx/dtype.h"
+%}
+
+#ifdef SWIGPYTHON
+%{
+namespace {
+
+// `object` (a str) as UTF-8; false, with TypeError pending, otherwise.
+bool PythonText(PyObject* object, const char* what, std::string* out) {
+  if (!PyUnicode_Check(object)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a str, not %.100s", what,
+                 Py_TYPE(object)->tp_name);
+    return false;
+  }
+  Py_ssize_t size = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(object, &size);
+  if (text == nullptr) return false;
+  out->assign(text, static_cast<size_t>(size));
+  return true;
+}
+
+bool IsListOrTuple(PyObject* object) {
+  return PyList_Check(object) || PyTuple_Check(object);
+}
+
+bool PythonToDType(PyObject* object, int depth, loaderx::DType* out);
+
+// One `dtype.descr` entry: (name, type) or (name, type, shape).
+bool PythonToField(PyObject* entry, int depth, loaderx::DTypeField* field) {
+  if (!IsListOrTuple(entry) ||
+      (PySequence_Size(entry) != 2 && PySequence_Size(entry) != 3)) {
+    PyErr_SetString(PyExc_ValueError,
+                    "a dtype field is (name, type) or (name, type, shape)");
+    return false;
+  }
+  PyObject* name = PySequence_Fast_GET_ITEM(entry, 0);
+  if (IsListOrTuple(name) && PySequence_Size(name) == 2) {
+    field->has_title = true;
+    if (!PythonText(PySequence_Fast_GET_ITEM(name, 0), "a field title",
+                    &field->title) ||
+        !PythonText(PySequence_Fast_GET_ITEM(name, 1), "a field name",
+                    &field->name)) {
+      return false;
+    }
+  } else if (!PythonText(name, "a field name", &field->name)) {
+    return false;
+  }
+  if (!PythonToDType(PySequence_Fast_GET_ITEM(entry, 1), depth + 1,
+                     &field->type)) {
+    return false;
+  }
+  if (PySequence_Size(entry) == 3) {
+    PyObject* shape = PySequence_Fast_GET_ITEM(entry, 2);
+    if (!IsListOrTuple(shape)) {
+      PyErr_SetString(PyExc_ValueError, "a dtype field's shape is a tuple");
+      return false;
+    }
+    for (Py_ssize_t d = 0; d < PySequence_Size(shape); ++d) {
+      const unsigned long long dim =
+          PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(shape, d));
+      if (PyErr_Occurred()) return false;
+      field->shape.push_back(dim);
+    }
+  }
+  return true;
+}
+
+// numpy's dtype identity as a DType; false with a Python error pending.
+bool PythonToDType(PyObject* object, int depth, loaderx::DType* out) {
+  if (PyUnicode_Check(object)) {
+    *out = loaderx::DType::Simple("");
+    return PythonText(object, "a dtype", &out->str);
+  }
+  if (!IsListOrTuple(object)) {
+    PyErr_Format(PyExc_TypeError,
+                 "a dtype identity is numpy's dtype.str or dtype.descr, not "
+                 "%.100s",
+                 Py_TYPE(object)->tp_name);
+    return false;
+  }
+  if (depth >= loaderx::kMaxDTypeDepth) {
+    PyErr_SetString(PyExc_ValueError, "the dtype nests too deeply");
+    return false;
+  }
+  std::vector<loaderx::DTypeField> fields(
+      static_cast<size_t>(PySequence_Size(object)));
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (!PythonToField(PySequence_Fast_GET_ITEM(object, i), depth,
+                       &fields[i])) {
+      return false;
+    }
+  }
+  *out = loaderx::DType::Structured(std::move(fields));
+  return true;
+}
+
+PyObject* PythonString(const std::string& text) {
+  return PyUnicode_FromStringAndSize(text.data(),
+                                     static_cast<Py_ssize_t>(text.size()));
+}
+
+// A DType as numpy's `dtype.str` or `dtype.descr` (a new reference).
+PyObject* DTypeToPython(const loaderx::DType& dtype) {
+  if (!dtype.structured) return PythonString(dtype.str);
+  PyObject* descr = PyList_New(static_cast<Py_ssize_t>(dtype.fields.size()));
+  if (descr == nullptr) return nullptr;
+  for (size_t i = 0; i < dtype.fields.size(); ++i) {
+    const loaderx::DTypeField& field = dtype.fields[i];
+    PyObject* name =
+        field.has_title
+            ? Py_BuildValue("(NN)", PythonString(field.title),
+                            PythonString(field.name))
+            : PythonString(field.name);
+    PyObject* type = DTypeToPython(field.type);
+    PyObject* shape = PyTuple_New(static_cast<Py_ssize_t>(field.shape.size()));
+    for (size_t d = 0; shape != nullptr && d < field.shape.size(); ++d) {
+      PyTuple_SET_ITEM(shape, d, PyLong_FromUnsignedLongLong(field.shape[d]));
+    }
+    PyObject* entry =
+        name == nullptr || type == nullptr || shape == nullptr ? nullptr
+        : field.shape.empty() ? PyTuple_Pack(2, name, type)
+                              : PyTuple_Pack(3, name, type, shape);
+    Py_XDECREF(name);
+    Py_XDECREF(type);
+    Py_XDECREF(shape);
+    if (entry == nullptr) {
+      Py_DECREF(descr);
+      return nullptr;
+    }
+    PyList_SET_ITEM(descr, i, entry);
+  }
+  return descr;
+}
+
+// A bytearray allocated when the native side asks, returned by the call.
+// Allocation takes the GIL (the call runs without it); the destructor runs
+// in the wrapper, with the GIL held.
+class PythonOutputBuffer final : public loaderx::binding::OutputBuffer {
+ public:
+  PythonOutputBuffer() = default;
+  PythonOutputBuffer(const PythonOutputBuffer&) = delete;
+  PythonOutputBuffer& operator=(const PythonOutputBuffer&) = delete;
+  ~PythonOutputBuffer() override { Py_XDECREF(array_); }
+
+  char* Allocate(size_t size) override {
+    PyGILState_STATE gil = PyGILState_Ensure();
+    Py_XDECREF(array_);
+    array_ = PyByteArray_FromStringAndSize(nullptr,
+                                           static_cast<Py_ssize_t>(size));
+    char* data = nullptr;
+    if (array_ != nullptr) {
+      data = PyByteArray_AS_STRING(array_);
+    } else {
+      PyErr_Clear();  // The native side reports the failure.
+    }
+    PyGILState_Release(gil);
+    return data;
+  }
+
+  // The bytearray, a new reference (an empty one if none was asked for).
+  PyObject* Release() {
+    PyObject* out =
+        array_ != nullptr ? array_ : PyByteArray_FromStringAndSize(nullptr, 0);
+    array_ = nullptr;
+    return out;
+  }
+
+ private:
+  PyObject* array_ = nullptr;
+};
+
+}  // namespace
+%}
+
+%typemap(in) const loaderx::DType& (loaderx::DType temp) {
+  if (!PythonToDType($input, 0, &temp)) SWIG_fail;
+  $1 = &temp;
+}
+%typemap(typecheck, precedence=SWIG_TYPECHECK_STRING) const loaderx::DType& {
+  $1 = PyUnicode_Check($input) || PyList_Check($input) ||
+       PyTuple_Check($input);
+}
+%typemap(out) loaderx::DType {
+  $result = DTypeToPython($1);
+  if ($result == nullptr) SWIG_fail;
+}
+
+%typemap(in, numinputs=0) loaderx::binding::OutputBuffer& (PythonOutputBuffer temp) {
+  $1 = &temp;
+}
+%typemap(argout) loaderx::binding::OutputBuffer& {
+  $result = Py_BuildValue("(NN)", $result, temp$argnum.Release());
+}
+#endif  // SWIGPYTHON
+
+#ifdef SWIGJAVA
+%typemap(jni) loaderx::DType, const loaderx::DType& "jstring"
+%typemap(jtype) loaderx::DType, const loaderx::DType& "String"
+%typemap(jstype) loaderx::DType, const loaderx::DType& "String"
+%typemap(javain) const loaderx::DType& "$javainput"
+%typemap(javaout) loaderx::DType { return $jnicall; }
+%typemap(in) const loaderx::DType& (loaderx::DType temp) {
+  if ($input == nullptr) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaNullPointerException, "null dtype");
+    return $null;
+  }
+  const char* chars = jenv->GetStringUTFChars($input, nullptr);
+  if (chars == nullptr) return $null;
+  temp = loaderx::DType::Simple(chars);
+  jenv->ReleaseStringUTFChars($input, chars);
+  $1 = &temp;
+}
+%typemap(out) loaderx::DType {
+  $result = jenv->NewStringUTF(loaderx::DTypeToString($1).c_str());
+}
+
+// Ragged stores in Java are for later; so are buffers filled on request.
+%ignore loaderx::binding::RaggedStoreHandle;
+%ignore loaderx::binding::OutputBuffer;
+%ignore loaderx::binding::train_zstd_dictionary;
+%ignore loaderx::binding::DenseStoreHandle::append;
+%ignore loaderx::binding::DenseStoreHandle::gather_into;
+%ignore loaderx::binding::DenseStoreHandle::delete_records;
+#endif  // SWIGJAVA
+
+#ifdef SWIGPYTHON
+// Python fills numpy arrays in place; the copying forms are Java's.
+%ignore loaderx::binding::DenseStoreHandle::append_bytes;
+%ignore loaderx::binding::DenseStoreHandle::gather;
+%ignore loaderx::binding::DenseStoreHandle::delete_indices;
+%ignore loaderx::binding::OutputBuffer;
+#endif  // SWIGPYTHON
+
+%ignore loaderx::binding::OpenRequest::request;
