@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "loaderx/dense_store.h"
+#include "loaderx/dtype.h"
 #include "loaderx/ragged_store.h"
 #include "loaderx/spi/path.h"
 #include "loaderx/spi/status_macros.h"
@@ -110,6 +111,45 @@ RecordModel DenseZstdModel(bool extended) {
   return model;
 }
 
+// --- dense_struct: a structured dtype, (4,) records, zstd ----------------
+
+constexpr char kDenseStruct[] = "dense_struct";
+constexpr uint64_t kStructItems = 4;
+constexpr uint64_t kStructItemBytes = 16;
+
+// numpy's [('id', '<u4'), ('xy', '<f4', (2,)), ('', '|V4')]: a scalar, a
+// subarray field and trailing padding, persisted as a msgpack descr tree.
+DType StructDType() {
+  return DType::Structured({
+      DTypeField{"id", false, "", DType::Simple("<u4"), {}},
+      DTypeField{"xy", false, "", DType::Simple("<f4"), {2}},
+      DTypeField{"", false, "", DType::Simple("|V4"), {}},
+  });
+}
+
+std::string DenseStructRecords(uint64_t first_id, uint64_t count) {
+  std::string bytes(count * kStructItems * kStructItemBytes, '\0');
+  char* out = bytes.data();
+  for (uint64_t id = first_id; id < first_id + count; ++id) {
+    for (uint64_t e = 0; e < kStructItems; ++e) {
+      const uint32_t key = static_cast<uint32_t>(id * kStructItems + e);
+      const float xy[2] = {static_cast<float>(id) + 0.5f * e,
+                           -static_cast<float>(e)};
+      std::memcpy(out, &key, sizeof(key));
+      std::memcpy(out + 4, xy, sizeof(xy));
+      out += kStructItemBytes;  // The padding stays zero.
+    }
+  }
+  return bytes;
+}
+
+RecordModel DenseStructModel(bool extended) {
+  RecordModel model;
+  model.Append(24);
+  if (extended) model.Append(8);
+  return model;
+}
+
 // --- ragged_dict: "<i4", zstd_dict -----------------------------------------
 
 constexpr char kRaggedDict[] = "ragged_dict";
@@ -200,10 +240,16 @@ RecordModel EngineModel(bool extended) {
 // --- checks ---------------------------------------------------------------
 
 absl::Status VerifyDense(Vfs& vfs, absl::string_view directory,
-                         absl::string_view name, const RecordModel& model,
+                         absl::string_view name, const TypeIdentity& identity,
+                         const RecordModel& model,
                          std::string (*records)(uint64_t, uint64_t)) {
   LOADERX_ASSIGN_OR_RETURN(auto store,
                            DenseStore::Open(vfs, JoinPath(directory, name)));
+  if (!(store->identity() == identity)) {
+    return absl::DataLossError(absl::StrCat(
+        name, " has dtype ", DTypeToString(store->identity().dtype),
+        ", expected ", DTypeToString(identity.dtype)));
+  }
   const std::vector<uint64_t>& ids = model.ids();
   LOADERX_RETURN_IF_ERROR(CheckSize(name, store->size(), ids.size()));
   std::vector<uint64_t> indices(ids.size());
@@ -264,7 +310,8 @@ absl::Status WriteStoreSet(Vfs& vfs, absl::string_view directory) {
     LOADERX_ASSIGN_OR_RETURN(
         auto store,
         DenseStore::Create(vfs, JoinPath(directory, kDenseRaw),
-                           TypeIdentity{"<f4", {3, 5}}, Options("raw")));
+                           TypeIdentity{DType::Simple("<f4"), {3, 5}},
+                           Options("raw")));
     LOADERX_RETURN_IF_ERROR(store->Append(DenseRawRecords(0, 10)).status());
     LOADERX_RETURN_IF_ERROR(store->Append(DenseRawRecords(10, 1)).status());
     LOADERX_RETURN_IF_ERROR(store->Append(DenseRawRecords(11, 25)).status());
@@ -273,18 +320,26 @@ absl::Status WriteStoreSet(Vfs& vfs, absl::string_view directory) {
   }
   {
     LOADERX_ASSIGN_OR_RETURN(
-        auto store,
-        DenseStore::Create(vfs, JoinPath(directory, kDenseZstd),
-                           TypeIdentity{"<u2", {64}}, Options("zstd")));
+        auto store, DenseStore::Create(vfs, JoinPath(directory, kDenseZstd),
+                                       TypeIdentity{DType::Simple("<u2"), {64}},
+                                       Options("zstd")));
     LOADERX_RETURN_IF_ERROR(store->Append(DenseZstdRecords(0, 40)).status());
     LOADERX_RETURN_IF_ERROR(store->Append(DenseZstdRecords(40, 40)).status());
+  }
+  {
+    LOADERX_ASSIGN_OR_RETURN(
+        auto store,
+        DenseStore::Create(vfs, JoinPath(directory, kDenseStruct),
+                           TypeIdentity{StructDType(), {kStructItems}},
+                           Options("zstd")));
+    LOADERX_RETURN_IF_ERROR(store->Append(DenseStructRecords(0, 24)).status());
   }
   {
     StoreOptions options = Options("zstd_dict");
     options.dictionary = FixedDictionary();
     LOADERX_ASSIGN_OR_RETURN(
         auto store, RaggedStore::Create(vfs, JoinPath(directory, kRaggedDict),
-                                        "<i4", options));
+                                        DType::Simple("<i4"), options));
     LOADERX_RETURN_IF_ERROR(AppendRagged(*store, 0, 12));
     LOADERX_RETURN_IF_ERROR(AppendRagged(*store, 12, 18));
   }
@@ -316,6 +371,12 @@ absl::Status ExtendStoreSet(Vfs& vfs, absl::string_view directory) {
   }
   {
     LOADERX_ASSIGN_OR_RETURN(
+        auto store, DenseStore::Open(vfs, JoinPath(directory, kDenseStruct),
+                                     Options("zstd")));
+    LOADERX_RETURN_IF_ERROR(store->Append(DenseStructRecords(24, 8)).status());
+  }
+  {
+    LOADERX_ASSIGN_OR_RETURN(
         auto store, RaggedStore::Open(vfs, JoinPath(directory, kRaggedDict),
                                       Options("zstd_dict")));
     LOADERX_RETURN_IF_ERROR(AppendRagged(*store, 30, 10));
@@ -333,9 +394,14 @@ absl::Status ExtendStoreSet(Vfs& vfs, absl::string_view directory) {
 absl::Status VerifyStoreSet(Vfs& vfs, absl::string_view directory,
                             bool extended) {
   LOADERX_RETURN_IF_ERROR(VerifyDense(
-      vfs, directory, kDenseRaw, DenseRawModel(extended), &DenseRawRecords));
+      vfs, directory, kDenseRaw, TypeIdentity{DType::Simple("<f4"), {3, 5}},
+      DenseRawModel(extended), &DenseRawRecords));
   LOADERX_RETURN_IF_ERROR(VerifyDense(
-      vfs, directory, kDenseZstd, DenseZstdModel(extended), &DenseZstdRecords));
+      vfs, directory, kDenseZstd, TypeIdentity{DType::Simple("<u2"), {64}},
+      DenseZstdModel(extended), &DenseZstdRecords));
+  LOADERX_RETURN_IF_ERROR(VerifyDense(
+      vfs, directory, kDenseStruct, TypeIdentity{StructDType(), {kStructItems}},
+      DenseStructModel(extended), &DenseStructRecords));
   LOADERX_RETURN_IF_ERROR(VerifyRagged(vfs, directory, RaggedModel(extended)));
   return VerifyEngine(vfs, directory, EngineModel(extended));
 }

@@ -7,6 +7,8 @@
 //                   a compaction
 //   dense_zstd/     DenseStore "<u2" (64,), zstd, compressed on the shared
 //                   thread pool
+//   dense_struct/   DenseStore of a structured dtype (a subarray field and
+//                   padding: a msgpack descr tree in store.zr), zstd
 //   ragged_dict/    RaggedStore "<i4", zstd_dict with a fixed dictionary;
 //                   records of 0 to 3 dimensions
 //   engine_chunks/  the record engine with 4 KiB chunks: records of varying
