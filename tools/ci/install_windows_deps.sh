@@ -65,9 +65,11 @@ prepare_apt() {
   apt_ready=1
 }
 
-# Unpacks source package $1 into src/, preferring the version of the
-# installed binary package $2 (so the Windows build compiles what the Linux
-# build links), else the newest version the archive still serves.
+# fetch_source NAME SOURCE BINARY: unpacks (and patches) Debian source
+# package SOURCE into src/NAME-VERSION and points src/NAME at it. VERSION is
+# that of the installed binary package BINARY if the archive still serves
+# it (so the Windows build compiles what the Linux build links), else the
+# newest it does serve.
 fetch_source() {
   local name=$1 source=$2 binary=$3
   if [[ -e "$cache/src/$name/.loaderx-complete" ]]; then
