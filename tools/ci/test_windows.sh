@@ -42,6 +42,10 @@ WINDOWS_TESTS=(
   //src:sfc64_test
   //src:feistel_permutation_test
   //src:thread_pool_test
+  //src:store_streams_test
+  //src:loader_batch_test
+  //src:data_loader_test
+  //src:data_loader_concurrency_test
   //src:path_test
   //src:registry_test
 )
