@@ -45,6 +45,7 @@ run_suite all
 bash tools/ci/test_consumers.sh "$tally" "${BAZEL_FLAGS[@]}" || status=1
 # The Python wheel, built and installed as users do, run in fresh venvs.
 bash tools/ci/test_wheel.sh "$tally" || status=1
+bash tools/ci/test_windows.sh "$tally" || status=1  # MinGW build, under Wine
 if [[ "${LOADERX_SANITIZERS:-1}" != 0 ]]; then
   # The Python and Java tests are tagged no_sanitizer (see .bazelrc).
   run_suite cpp-asan-ubsan --config=asan --config=ubsan
