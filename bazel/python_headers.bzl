@@ -2,7 +2,7 @@
 
 The interpreter is `LOADERX_PYTHON` if set, else Debian's `/usr/bin/python3`
 (the one `python3-numpy` and `python3-dev` install into). The wheel build
-sets it to the interpreter the wheel is for (tools/packaging/loaderx_build.py).
+sets it to the interpreter the wheel is for (tools/packaging/loaderx_build/).
 
 `:python_headers` is all the SWIG extension needs: it reaches numpy arrays
 through the buffer protocol, not numpy's C API. `:numpy_headers` is there for

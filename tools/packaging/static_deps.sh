@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes a directory of position-independent static archives, one for each
 # library named, so that the Python extension can link them into itself
-# (the wheel's `-L` directory, see tools/packaging/loaderx_build.py):
+# (the wheel's `-L` directory, see tools/packaging/loaderx_build/):
 #
 #   bash tools/packaging/static_deps.sh LIB...      e.g. zstd absl_base stdc++
 #
