@@ -21,10 +21,14 @@ samples give the same dictionary as 1.7.7's `train_dict`.
 
 import math
 import pathlib
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from loaderx import loaderx_native as _native
+from loaderx._typing import StrPath
 from loaderx.zrecord import DenseStore, RaggedStore, _dict_tier, _sample_count
 
 __all__ = ["train_dict"]
@@ -96,7 +100,9 @@ def _train(samples, sizes, capacity):
         np.ascontiguousarray(samples), sizes.astype(np.int64), capacity)
 
 
-def train_dict(source, tier=None, path=None):
+def train_dict(
+        source: npt.ArrayLike | DenseStore | RaggedStore | Iterable[Any],
+        tier: str | None = None, path: StrPath | None = None) -> bytes:
     """Trains a zstd dictionary on `source`: an ndarray, a DenseStore or
     RaggedStore, or an iterable of records, sized by `tier` ("fast",
     "balanced" — the default — or "max"). Writes it to `path` too, if given.

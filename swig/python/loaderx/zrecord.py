@@ -27,18 +27,23 @@ range is code -3 and IndexError, a store held elsewhere is -14 and
 BlockingIOError (see `loaderx.errors`).
 
 Beyond 1.7.7: `vfs=` (any registered filesystem), `close(sync=False)`,
-`__repr__`, and dtypes (structured ones with padding included) that come
-back exactly as they were written.
+`__repr__`, dtypes (structured ones with padding included) that come
+back exactly as they were written, and pickling by path (a store sent to
+another process reopens there; see `_Store.__reduce__`).
 """
 
 import math
 import os
 import pathlib
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal, Self
 
 import numpy as np
+import numpy.typing as npt
 
 from loaderx import _dtype
 from loaderx import loaderx_native as _native
+from loaderx._typing import RecordKey, StrPath
 from loaderx.errors import IndexOutOfRangeError, ZrecordError
 from loaderx.vfs import Vfs
 
@@ -47,7 +52,7 @@ __all__ = ["DenseStore", "RaggedStore", "ZrecordError", "DICT_TIERS"]
 # Dictionary sizes for `loaderx.utils.train_dict`: how large a dictionary is,
 # and how many bytes of records train it. A larger one compresses small,
 # similar records better and costs more cache on every gather.
-DICT_TIERS = {
+DICT_TIERS: dict[str, dict[str, int]] = {
     "fast": {"size": 32 << 10, "samples": 4 << 20},
     "balanced": {"size": 128 << 10, "samples": 16 << 20},
     "max": {"size": 1 << 20, "samples": 64 << 20},
@@ -146,11 +151,18 @@ def _request(dtype, item_shape, codec, dict_bytes):
     return request
 
 
-class _Store:
-    """What both stores share: opening, maintenance and lifetime."""
+def _reopen(store_type: Any, path: str, vfs: Vfs | None) -> Any:
+    """Unpickles a store: opens the one at `path` (never creates one)."""
+    return store_type(path, vfs=vfs)
 
-    def __init__(self, handle_type, path, request, vfs):
+
+class _Store:
+    """What both stores share: opening, maintenance, lifetime, pickling."""
+
+    def __init__(self, handle_type: Any, path: StrPath, request: Any,
+                 vfs: Vfs | None) -> None:
         self._path = pathlib.Path(path)
+        self._vfs = vfs  # As given: None is the default filesystem.
         self._closed = True  # Until the native store exists.
         self._native = handle_type(_resolve_vfs(vfs)._fs, os.fspath(path),
                                    request)
@@ -159,55 +171,58 @@ class _Store:
         self._codec = self._native.codec()
 
     @property
-    def path(self):
+    def path(self) -> pathlib.Path:
         return self._path
 
     @property
-    def dtype(self):
+    def dtype(self) -> np.dtype[Any]:
         return self._dtype
 
     @property
-    def codec(self):
+    def codec(self) -> str:
         return self._codec
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self._native.size()
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: RecordKey) -> Any:
         """One record for an int (a numpy scalar for dense scalar records);
         a record set (an ndarray for dense, a list for ragged) otherwise."""
         indices, single = _indices(key, len(self))
         records = self.__getitems__(indices)
         return records[0] if single else records
 
-    def delete(self, key):
+    def __getitems__(self, key: RecordKey) -> Any:
+        raise NotImplementedError  # Each store's own.
+
+    def delete(self, key: RecordKey) -> None:
         """Deletes records, any index form (duplicates count once), by
         moving the last records into their places: survivors may be
         renumbered, the index space stays 0..len."""
         indices, _ = _indices(key, len(self))
         self._native.delete_records(indices)
 
-    def compact(self):
+    def compact(self) -> None:
         """Reclaims the bytes deleted records left, in place (offline:
         nothing else may use the store meanwhile)."""
         self._native.compact()
 
-    def stats(self):
+    def stats(self) -> dict[str, int]:
         """{records, live_bytes, chunk_bytes, reclaimable}, as 1.7.7
         counts them (chunk_bytes = tail_chunk * 2^32 + tail_offset)."""
         s = self._native.stats()
         return {"records": s.records, "live_bytes": s.live_bytes,
                 "chunk_bytes": s.chunk_bytes, "reclaimable": s.reclaimable}
 
-    def sync(self):
+    def sync(self) -> None:
         """Makes everything appended so far durable."""
         self._native.sync()
 
-    def has_dict(self):
+    def has_dict(self) -> bool:
         """Whether the store compresses against a dictionary (zstd_dict)."""
         return self._native.has_dict()
 
-    def close(self, sync=True):
+    def close(self, sync: bool = True) -> None:
         """Syncs (unless `sync=False`: durability left to a later sync or
         the OS), then releases the store and its lock. Idempotent."""
         if self._closed:
@@ -219,14 +234,24 @@ class _Store:
         finally:
             self._native.close()
 
-    def __enter__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickles by path: unpickling (in a spawned worker, say) opens the
+        store at the same path, on a filesystem of the same name, read-write.
+        The process that unpickles then holds the store's lock, so the
+        pickling one must have closed its handle (else StoreBusyError, code
+        -14), and one process at a time can hold it. A filesystem that lives
+        in one process's memory ("memory", "fault") is a new, empty one
+        there, so the store is not found."""
+        return (_reopen, (type(self), os.fspath(self._path), self._vfs))
+
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> Literal[False]:
         self.close()
         return False
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:  # A finaliser has no one to report to.
@@ -237,17 +262,19 @@ class DenseStore(_Store):
     """Fixed-shape records: every record is one `item_shape` array of
     `dtype`; reads gather at fixed byte offsets into one ndarray."""
 
-    def __init__(self, path, dtype=None, item_shape=None, codec=None,
-                 dict_bytes=None, vfs=None):
+    def __init__(self, path: StrPath, dtype: npt.DTypeLike | None = None,
+                 item_shape: Sequence[int] | None = None,
+                 codec: str | None = None, dict_bytes: bytes | None = None,
+                 vfs: Vfs | None = None) -> None:
         super().__init__(_native.DenseStoreHandle, path,
                          _request(dtype, item_shape, codec, dict_bytes), vfs)
         self._item_shape = tuple(self._native.item_shape())
 
     @property
-    def item_shape(self):
+    def item_shape(self) -> tuple[int, ...]:
         return self._item_shape
 
-    def append(self, records):
+    def append(self, records: npt.ArrayLike) -> int:
         """Appends one (batch, *item_shape) array of the store's dtype (a
         0-d value is one record); returns the index of the first."""
         batch = np.asarray(records)
@@ -263,7 +290,7 @@ class DenseStore(_Store):
             raise ValueError("append needs at least one record")
         return self._native.append(_bytes_of(np.ascontiguousarray(batch)))
 
-    def __getitems__(self, key):
+    def __getitems__(self, key: RecordKey) -> npt.NDArray[Any]:
         """The records at `key` (any index form) as one ndarray of shape
         (n, *item_shape)."""
         indices, _ = _indices(key, len(self))
@@ -271,7 +298,7 @@ class DenseStore(_Store):
         self._native.gather_into(indices, _bytes_of(out))
         return out
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"DenseStore({os.fspath(self._path)!r}, dtype={self._dtype}, "
                 f"item_shape={self._item_shape}, codec={self._codec!r}, "
                 f"records={len(self) if not self._closed else 'closed'})")
@@ -281,16 +308,20 @@ class RaggedStore(_Store):
     """Records of one dtype whose shapes differ; reads return each with
     exactly the shape it was written with, in a list."""
 
-    def __init__(self, path, dtype=None, codec=None, dict_bytes=None,
-                 vfs=None):
+    def __init__(self, path: StrPath, dtype: npt.DTypeLike | None = None,
+                 codec: str | None = None, dict_bytes: bytes | None = None,
+                 vfs: Vfs | None = None) -> None:
         super().__init__(_native.RaggedStoreHandle, path,
                          _request(dtype, None, codec, dict_bytes), vfs)
 
-    def append(self, records):
+    def append(self,
+               records: Iterable[npt.ArrayLike | bytes | bytearray]) -> int:
         """Appends every record of `records` (any iterable of arrays, or of
         bytes/bytearray in a uint8 store) in one commit; returns the index of
         the first."""
-        payloads, sizes, shapes = [], [], []
+        payloads: list[npt.NDArray[np.uint8]] = []
+        sizes: list[int] = []
+        shapes: list[int] = []
         for record in records:
             if isinstance(record, (bytes, bytearray)):
                 if self._dtype != np.dtype(np.uint8):
@@ -312,7 +343,7 @@ class RaggedStore(_Store):
             np.concatenate(payloads), np.array(sizes, dtype=np.int64),
             np.array(shapes, dtype=np.int64))
 
-    def __getitems__(self, key):
+    def __getitems__(self, key: RecordKey) -> list[npt.NDArray[Any]]:
         """The records at `key` (any index form) as a list of arrays, read
         in one native call."""
         indices, _ = _indices(key, len(self))
@@ -330,7 +361,7 @@ class RaggedStore(_Store):
             offset += size
         return records
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"RaggedStore({os.fspath(self._path)!r}, dtype={self._dtype}, "
                 f"codec={self._codec!r}, "
                 f"records={len(self) if not self._closed else 'closed'})")
