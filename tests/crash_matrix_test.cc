@@ -16,8 +16,10 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "loaderx/spi/status_macros.h"
 #include "loaderx/vfs_registry.h"
@@ -78,8 +80,9 @@ absl::StatusOr<Model> ReadAll(const RecordEngine& engine) {
     LOADERX_RETURN_IF_ERROR(engine.GatherVariable({i}, {slot}));
     // "record-<id>-..." names the generator input.
     uint64_t id = 0;
-    if (std::sscanf(bytes.c_str(), "record-%lu-", &id) != 1 ||
-        bytes != Record(id)) {
+    const std::vector<absl::string_view> parts = absl::StrSplit(bytes, '-');
+    if (parts.size() < 2 || parts[0] != "record" ||
+        !absl::SimpleAtoi(parts[1], &id) || bytes != Record(id)) {
       return absl::DataLossError(
           absl::StrCat("record ", i, " is not any generated record"));
     }

@@ -13,15 +13,20 @@
 // Tagged manual: it needs both builds and Wine, so `bazel test //...` does
 // not run it.
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
+#include "src/integrity_format.h"
 #include "tests/cross_platform_stores.h"
 #include "tests/status_testing.h"
 #include "vfs/native_vfs.h"
@@ -45,7 +50,11 @@ class CrossPlatformStoreTest : public testing::Test {
   }
 
   // The trees under `a` and `b` must hold the same files with the same
-  // bytes; names the first difference.
+  // bytes; names the first difference. Of checksums.lx, the record entries'
+  // checksums and bindings are compared: its durable state and seal hold
+  // meta.zr's modification time, the writing machine's own, and an entry's
+  // epoch counts the times a store was seen written by another program (a
+  // copied store looks so on Linux, where files have such times).
   void ExpectSameTrees(absl::string_view a, absl::string_view b) {
     ASSERT_OK_AND_ASSIGN(auto first, ReadTree(*vfs_, Dir(a)));
     ASSERT_OK_AND_ASSIGN(auto second, ReadTree(*vfs_, Dir(b)));
@@ -57,11 +66,29 @@ class CrossPlatformStoreTest : public testing::Test {
         continue;
       }
       EXPECT_EQ(bytes.size(), match->second.size()) << name;
+      if (absl::EndsWith(name, integrity_format::kIntegrityFile)) {
+        EXPECT_EQ(Entries(bytes), Entries(match->second))
+            << name << " entries differ";
+        continue;
+      }
       EXPECT_TRUE(bytes == match->second) << name << " differs";
     }
     for (const auto& [name, bytes] : second) {
       EXPECT_TRUE(first.count(name)) << a << " has no " << name;
     }
+  }
+
+  // The (checksum, binding) of each entry of a checksums.lx.
+  static std::vector<std::pair<uint64_t, uint64_t>> Entries(
+      const std::string& bytes) {
+    std::vector<std::pair<uint64_t, uint64_t>> entries;
+    for (uint64_t at = integrity_format::kEntriesOffset;
+         at + integrity_format::kEntryBytes <= bytes.size();
+         at += integrity_format::kEntryBytes) {
+      const auto entry = integrity_format::DecodeEntry(&bytes[at]);
+      entries.emplace_back(entry.checksum, entry.binding);
+    }
+    return entries;
   }
 
   std::unique_ptr<Vfs> vfs_;

@@ -7,6 +7,7 @@ compiles them from Debian's own sources:
   mingw_zstd        Debian's libzstd source, built by zstd.BUILD
   mingw_googletest  /usr/src/googletest (Debian's `googletest`)
   mingw_msgpack     Debian's msgpack-c++ headers, alone on an include path
+  mingw_xxhash      Debian's xxHash headers (libxxhash-dev), compiled inline
 
 `tools/ci/install_windows_deps.sh` unpacks the first two into
 `$LOADERX_CACHE/mingw/src/` (default `/var/tmp/loaderx-cache`); nothing is
@@ -99,4 +100,10 @@ def loaderx_mingw_repositories():
         name = "mingw_msgpack",
         paths = ["/usr/include/msgpack.hpp", "/usr/include/msgpack"],
         build_file = Label("//bazel/mingw:msgpack.BUILD"),
+    )
+    maybe(
+        system_headers_repository,
+        name = "mingw_xxhash",
+        paths = ["/usr/include/xxhash.h", "/usr/include/xxh3.h"],
+        build_file = Label("//bazel/mingw:xxhash.BUILD"),
     )

@@ -37,6 +37,11 @@ WINDOWS_TESTS=(
   //src:typed_store_test
   //src:store_format_test
   //src:record_engine_codec_test
+  //src:integrity_format_test
+  //src:compaction_plan_test
+  //src:record_table_test
+  //tests:integrity_test
+  //tests:crash_matrix_test
   //src:sampler_test
   //src:sampler_golden_test
   //src:sfc64_test
