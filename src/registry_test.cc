@@ -15,6 +15,7 @@
 #include "loaderx/typed_owner_registry.h"
 #include "loaderx/vfs_registry.h"
 #include "loaderx/vfs_wrapper.h"
+#include "src/registration.h"
 #include "tests/status_testing.h"
 
 namespace loaderx {

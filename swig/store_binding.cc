@@ -238,7 +238,8 @@ bool StoreHandle::has_dict() const { return store().has_dictionary(); }
 int64_t StoreHandle::append_array(const DType& dtype, const Int64Array& shape,
                                   ConstBuffer data) {
   ShapedRecord batch;
-  batch.data = absl::string_view(static_cast<const char*>(data.data), data.size);
+  batch.data =
+      absl::string_view(static_cast<const char*>(data.data), data.size);
   batch.shape = Shape(shape);
   batch.dtype = &dtype;
   return static_cast<int64_t>(ValueOrThrow(store().AppendBatch(batch)));
@@ -309,8 +310,8 @@ void StoreHandle::close() { store_.reset(); }
 
 DenseStoreHandle::DenseStoreHandle(const Filesystem& fs,
                                    const std::string& path)
-    : StoreHandle(fs, ValueOrThrow(TypedStore::Open(*fs.vfs(), path,
-                                                    kDenseKind))) {}
+    : StoreHandle(
+          fs, ValueOrThrow(TypedStore::Open(*fs.vfs(), path, kDenseKind))) {}
 
 DenseStoreHandle::DenseStoreHandle(const Filesystem& fs,
                                    const std::string& path, const DType& dtype,

@@ -50,8 +50,8 @@ std::string TypedStoreConformanceTest::BytesOf(uint64_t i) const {
 
 std::unique_ptr<TypedStore> TypedStoreConformanceTest::MakeStore(
     const std::string& path, uint64_t count) {
-  auto store = TypedStore::Create(*vfs_, path, owner().kind,
-                                  owner().identity, Options());
+  auto store = TypedStore::Create(*vfs_, path, owner().kind, owner().identity,
+                                  Options());
   EXPECT_TRUE(store.ok()) << store.status();
   if (!store.ok()) return nullptr;
   std::vector<std::string> bytes(count);
@@ -79,8 +79,7 @@ void TypedStoreConformanceTest::ExpectRecords(
   if (!indices.empty()) indices.push_back(indices.front());
   std::string buffer;
   ASSERT_OK_AND_ASSIGN(
-      ShapedBatch batch,
-      store.Read(indices, [&](uint64_t bytes) {
+      ShapedBatch batch, store.Read(indices, [&](uint64_t bytes) {
         buffer.assign(bytes, '\x5a');
         return absl::StatusOr<absl::Span<char>>(absl::MakeSpan(buffer));
       }));
@@ -205,10 +204,9 @@ TEST_P(TypedStoreConformanceTest, BadInputIsRefusedAndChangesNothing) {
   EXPECT_THAT(wrong_dtype.message(), HasSubstr("dtype"));
   EXPECT_STATUS_CODE(store->Append({}), absl::StatusCode::kInvalidArgument);
   // One byte short, in a batch with a good record: nothing is written.
-  EXPECT_STATUS_CODE(
-      store->Append({ShapedRecord{bytes, ShapeOf(3)},
-                     ShapedRecord{bytes.substr(1), ShapeOf(3)}}),
-      absl::StatusCode::kInvalidArgument);
+  EXPECT_STATUS_CODE(store->Append({ShapedRecord{bytes, ShapeOf(3)},
+                                    ShapedRecord{bytes.substr(1), ShapeOf(3)}}),
+                     absl::StatusCode::kInvalidArgument);
   std::vector<uint64_t> zero = ShapeOf(3);
   zero.push_back(0);
   EXPECT_STATUS_CODE(store->Append({ShapedRecord{"", zero}}),
@@ -246,14 +244,15 @@ TEST_P(TypedStoreConformanceTest, OpenOrCreateIsTheReferencesConstructor) {
   request.dtype = owner().identity.dtype;
   request.codec = std::get<1>(GetParam());
   ASSERT_OK_AND_ASSIGN(auto registered, FindTypedOwner(owner().kind));
-  const bool fixed = registered->layout() == RecordGeometry::Layout::kFixedWidth;
+  const bool fixed =
+      registered->layout() == RecordGeometry::Layout::kFixedWidth;
   if (fixed) request.item_shape = owner().identity.item_shape;
   // Nothing there and nothing to create it from: NotFound, nothing made.
   EXPECT_STATUS_CODE(
       TypedStore::OpenOrCreate(*vfs_, "/a/b", owner().kind, StoreRequest{}),
       absl::StatusCode::kNotFound);
-  ASSERT_OK_AND_ASSIGN(
-      auto store, TypedStore::OpenOrCreate(*vfs_, "/a/b", owner().kind, request));
+  ASSERT_OK_AND_ASSIGN(auto store, TypedStore::OpenOrCreate(
+                                       *vfs_, "/a/b", owner().kind, request));
   EXPECT_EQ(store->identity(), owner().identity);
   store.reset();
   // Found: opened and checked against the request, of any kind if none is

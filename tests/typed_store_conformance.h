@@ -47,8 +47,7 @@ using OwnerAndCodec = std::tuple<OwnerUnderTest, std::string>;
 std::string OwnerUnderTestName(
     const testing::TestParamInfo<OwnerAndCodec>& info);
 
-class TypedStoreConformanceTest
-    : public testing::TestWithParam<OwnerAndCodec> {
+class TypedStoreConformanceTest : public testing::TestWithParam<OwnerAndCodec> {
  protected:
   void SetUp() override;
 

@@ -1,11 +1,12 @@
 // loaderx's own owners, "dense" and "ragged", through the typed-store
 // conformance suite (a user's owner runs it in tests/owners/).
 
+#include "tests/typed_store_conformance.h"
+
 #include <cstdint>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tests/typed_store_conformance.h"
 
 namespace loaderx {
 namespace {

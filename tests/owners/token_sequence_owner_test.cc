@@ -36,11 +36,10 @@ OwnerUnderTest TokenSequences() {
                         DType::Simple("<u4")};
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    UserOwner, TypedStoreConformanceTest,
-    testing::Combine(testing::Values(TokenSequences()),
-                     testing::Values("raw", "zstd")),
-    OwnerUnderTestName);
+INSTANTIATE_TEST_SUITE_P(UserOwner, TypedStoreConformanceTest,
+                         testing::Combine(testing::Values(TokenSequences()),
+                                          testing::Values("raw", "zstd")),
+                         OwnerUnderTestName);
 
 class TokenSequenceOwnerTest : public testing::Test {
  protected:
@@ -95,9 +94,8 @@ TEST_F(TokenSequenceOwnerTest, StoresItsOwnIdentityAndWidth) {
 TEST_F(TokenSequenceOwnerTest, RefusesWhatIsNotATokenSequence) {
   for (const TypeIdentity& identity :
        {TypeIdentity{DType::Simple("<f4"), {8}},
-        TypeIdentity{DType::Simple(">u2"), {8}},
-        TypeIdentity{kU2, {}}, TypeIdentity{kU2, {2, 8}},
-        TypeIdentity{kU2, {0}}}) {
+        TypeIdentity{DType::Simple(">u2"), {8}}, TypeIdentity{kU2, {}},
+        TypeIdentity{kU2, {2, 8}}, TypeIdentity{kU2, {0}}}) {
     absl::Status status =
         TypedStore::Create(*vfs_, "/t", "token_sequence", identity).status();
     EXPECT_STATUS_CODE(status, absl::StatusCode::kInvalidArgument);
