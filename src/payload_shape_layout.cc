@@ -2,11 +2,13 @@
 // payload) and 2i+1 (its shape record, `shape_record.h`), appended in one
 // commit and moved together by deletes.
 //
-// A batch read locates both entries of every record in one pass over the
-// record table, reads and checks every shape against its payload's size,
-// then asks for one buffer of the batch's size and decodes every payload
-// straight into its place in it, sharded over the engine's pool.
+// A batch read is two sharded passes over the batch on the engine's pool:
+// the first reads each record's two table entries together and its shape
+// record, checking the shape against the payload's size; then one buffer
+// of the batch's size is asked for, and the second pass decodes every
+// payload straight into its place in it.
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,13 +26,16 @@ namespace {
 
 using store_format::RecordLoc;
 
-// The table entries of a batch's records: payload of record k at 2k, its
-// shape at 2k + 1, in both vectors.
-struct LocatedPairs {
-  std::vector<uint64_t> physical;
-  std::vector<RecordLoc> locs;
+// Records per shard of a batch's first pass: small enough that the
+// engine's calls for one shard run on its thread, not sharded again.
+constexpr size_t kRecordsPerShard = 8;
 
-  uint64_t payload_bytes(size_t k) const { return locs[2 * k].logic_length; }
+// What the first pass of a read learns of each record: where its payload
+// is, and its shape, checked against the payload's size.
+struct LocatedRecords {
+  std::vector<uint64_t> payload_indices;
+  std::vector<RecordLoc> payload_locs;
+  std::vector<std::vector<uint64_t>> shapes;
 };
 
 class PayloadShapeLayout final : public RecordLayout {
@@ -69,13 +74,12 @@ class PayloadShapeLayout final : public RecordLayout {
 
   absl::StatusOr<ShapedBatch> Read(absl::Span<const uint64_t> indices,
                                    BatchAllocator allocate) const override {
-    LOADERX_ASSIGN_OR_RETURN(LocatedPairs pairs, Locate(indices));
+    LOADERX_ASSIGN_OR_RETURN(LocatedRecords located, Locate(indices));
     ShapedBatch batch;
-    LOADERX_ASSIGN_OR_RETURN(batch.shapes, ReadShapes(indices, pairs));
     batch.offsets.resize(indices.size());
     for (size_t k = 0; k < indices.size(); ++k) {
       batch.offsets[k] = batch.total_bytes;
-      batch.total_bytes += pairs.payload_bytes(k);
+      batch.total_bytes += located.payload_locs[k].logic_length;
     }
     LOADERX_ASSIGN_OR_RETURN(absl::Span<char> buffer,
                              allocate(batch.total_bytes));
@@ -86,16 +90,20 @@ class PayloadShapeLayout final : public RecordLayout {
     }
     std::vector<absl::Span<char>> slots(indices.size());
     for (size_t k = 0; k < indices.size(); ++k) {
-      slots[k] = buffer.subspan(batch.offsets[k], pairs.payload_bytes(k));
+      slots[k] = buffer.subspan(batch.offsets[k],
+                                located.payload_locs[k].logic_length);
     }
-    LOADERX_RETURN_IF_ERROR(GatherPayloads(pairs, slots));
+    // The second pass: every payload straight into its slot, sharded.
+    LOADERX_RETURN_IF_ERROR(engine_.GatherLocated(located.payload_indices,
+                                                  located.payload_locs, slots));
+    batch.shapes = std::move(located.shapes);
     return batch;
   }
 
   absl::StatusOr<std::vector<std::vector<uint64_t>>> Shapes(
       absl::Span<const uint64_t> indices) const override {
-    LOADERX_ASSIGN_OR_RETURN(LocatedPairs pairs, Locate(indices));
-    return ReadShapes(indices, pairs);
+    LOADERX_ASSIGN_OR_RETURN(LocatedRecords located, Locate(indices));
+    return std::move(located.shapes);
   }
 
   absl::Status Gather(
@@ -107,65 +115,72 @@ class PayloadShapeLayout final : public RecordLayout {
   }
 
  private:
-  absl::StatusOr<LocatedPairs> Locate(
+  // The first pass of a read, in one sharded pass over the batch: each
+  // record's two table entries (read together), then its shape record,
+  // checked against the payload's size.
+  absl::StatusOr<LocatedRecords> Locate(
       absl::Span<const uint64_t> indices) const {
-    LocatedPairs pairs;
-    pairs.physical.resize(2 * indices.size());
-    for (size_t k = 0; k < indices.size(); ++k) {
-      pairs.physical[2 * k] = 2 * indices[k];
-      pairs.physical[2 * k + 1] = 2 * indices[k] + 1;
-    }
-    LOADERX_ASSIGN_OR_RETURN(pairs.locs, engine_.Locate(pairs.physical));
-    return pairs;
+    LocatedRecords located;
+    located.payload_indices.resize(indices.size());
+    located.payload_locs.resize(indices.size());
+    located.shapes.resize(indices.size());
+    const int shards = static_cast<int>(
+        (indices.size() + kRecordsPerShard - 1) / kRecordsPerShard);
+    std::vector<absl::Status> results(shards);
+    engine_.thread_pool().ParallelFor(shards, [&](int shard) {
+      const size_t begin = shard * kRecordsPerShard;
+      const size_t count = std::min(kRecordsPerShard, indices.size() - begin);
+      results[shard] =
+          LocateShard(indices.subspan(begin, count), begin, located);
+    });
+    for (const absl::Status& result : results) LOADERX_RETURN_IF_ERROR(result);
+    return located;
   }
 
-  // The shapes of located records, each checked against its payload.
-  absl::StatusOr<std::vector<std::vector<uint64_t>>> ReadShapes(
-      absl::Span<const uint64_t> indices, const LocatedPairs& pairs) const {
-    std::vector<uint64_t> physical(indices.size());
-    std::vector<RecordLoc> locs(indices.size());
+  // `Locate` for `indices`, the batch's records from `first` on.
+  absl::Status LocateShard(absl::Span<const uint64_t> indices, size_t first,
+                           LocatedRecords& located) const {
+    std::vector<uint64_t> physical(2 * indices.size());
+    for (size_t k = 0; k < indices.size(); ++k) {
+      physical[2 * k] = 2 * indices[k];
+      physical[2 * k + 1] = 2 * indices[k] + 1;
+    }
+    LOADERX_ASSIGN_OR_RETURN(std::vector<RecordLoc> locs,
+                             engine_.Locate(physical));
+    std::vector<uint64_t> shape_indices(indices.size());
+    std::vector<RecordLoc> shape_locs(indices.size());
     std::vector<uint64_t> offsets(indices.size());
     uint64_t total = 0;
     for (size_t k = 0; k < indices.size(); ++k) {
-      physical[k] = pairs.physical[2 * k + 1];
-      locs[k] = pairs.locs[2 * k + 1];
-      if (locs[k].logic_length > kMaxShapeRecordBytes) {
+      located.payload_indices[first + k] = physical[2 * k];
+      located.payload_locs[first + k] = locs[2 * k];
+      shape_indices[k] = physical[2 * k + 1];
+      shape_locs[k] = locs[2 * k + 1];
+      if (shape_locs[k].logic_length > kMaxShapeRecordBytes) {
         return CorruptRecordError(
             absl::StrCat("record ", indices[k], ": its shape record claims ",
-                         locs[k].logic_length, " bytes, more than ",
+                         shape_locs[k].logic_length, " bytes, more than ",
                          kMaxShapeDimensions, " dimensions take"));
       }
       offsets[k] = total;
-      total += locs[k].logic_length;
+      total += shape_locs[k].logic_length;
     }
-    // One buffer for every shape record of the batch.
+    // One buffer for the shard's shape records.
     std::string bytes(total, '\0');
     std::vector<absl::Span<char>> slots(indices.size());
     for (size_t k = 0; k < indices.size(); ++k) {
       slots[k] =
-          absl::MakeSpan(bytes).subspan(offsets[k], locs[k].logic_length);
+          absl::MakeSpan(bytes).subspan(offsets[k], shape_locs[k].logic_length);
     }
-    LOADERX_RETURN_IF_ERROR(engine_.GatherLocated(physical, locs, slots));
-    std::vector<std::vector<uint64_t>> shapes(indices.size());
+    LOADERX_RETURN_IF_ERROR(
+        engine_.GatherLocated(shape_indices, shape_locs, slots));
     for (size_t k = 0; k < indices.size(); ++k) {
       LOADERX_ASSIGN_OR_RETURN(
-          shapes[k],
+          located.shapes[first + k],
           DecodeShapeRecord(absl::string_view(slots[k].data(), slots[k].size()),
-                            item_size_, pairs.payload_bytes(k), indices[k]));
+                            item_size_, locs[2 * k].logic_length, indices[k]));
     }
-    return shapes;
-  }
-
-  absl::Status GatherPayloads(
-      const LocatedPairs& pairs,
-      absl::Span<const absl::Span<char>> destinations) const {
-    std::vector<uint64_t> physical(destinations.size());
-    std::vector<RecordLoc> locs(destinations.size());
-    for (size_t k = 0; k < destinations.size(); ++k) {
-      physical[k] = pairs.physical[2 * k];
-      locs[k] = pairs.locs[2 * k];
-    }
-    return engine_.GatherLocated(physical, locs, destinations);
+    return absl::OkStatus();
   }
 
   RecordEngine& engine_;

@@ -289,17 +289,37 @@ absl::StatusOr<std::vector<RecordLoc>> RecordEngine::Locate(
   pool_->ParallelFor(shards, [&](int shard) {
     const size_t begin = indices.size() * shard / shards;
     const size_t end = indices.size() * (shard + 1) / shards;
-    for (size_t i = begin; i < end && results[shard].ok(); ++i) {
-      absl::StatusOr<RecordLoc> loc = ReadLoc(indices[i]);
-      if (loc.ok()) {
-        locs[i] = *loc;
-      } else {
-        results[shard] = loc.status();
-      }
-    }
+    results[shard] = ReadLocRuns(indices.subspan(begin, end - begin),
+                                 absl::MakeSpan(locs).subspan(begin));
   });
   for (const absl::Status& result : results) LOADERX_RETURN_IF_ERROR(result);
   return locs;
+}
+
+absl::Status RecordEngine::ReadLocRuns(absl::Span<const uint64_t> indices,
+                                       absl::Span<RecordLoc> locs) const {
+  // Consecutive indices in one segment (a ragged record's payload and
+  // shape, a slice) are read together, up to 64 entries at a time.
+  constexpr size_t kMaxRun = 64;
+  char bytes[kMaxRun * kRecordLocBytes];
+  for (size_t i = 0; i < indices.size();) {
+    size_t run = 1;
+    while (i + run < indices.size() && run < kMaxRun &&
+           indices[i + run] == indices[i] + run &&
+           SegmentOf(indices[i + run]) == SegmentOf(indices[i])) {
+      ++run;
+    }
+    LOADERX_ASSIGN_OR_RETURN(VfsFile * segment,
+                             files_->Segment(SegmentOf(indices[i])));
+    LOADERX_RETURN_IF_ERROR(
+        segment->ReadAt(OffsetInSegment(indices[i]),
+                        absl::MakeSpan(bytes, run * kRecordLocBytes)));
+    for (size_t k = 0; k < run; ++k) {
+      locs[i + k] = store_format::DecodeRecordLoc(&bytes[k * kRecordLocBytes]);
+    }
+    i += run;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status RecordEngine::GatherLocated(

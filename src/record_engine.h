@@ -99,6 +99,10 @@ class RecordEngine {
 
   const Codec& codec() const { return *codec_; }
 
+  // The pool this engine's calls shard their work across, for callers that
+  // split a batch of their own (a typed layout's reads).
+  ThreadPool& thread_pool() const { return *pool_; }
+
   // Appends `count` records of `width` bytes each, stored back to back in
   // `data` (`count * width` bytes). Returns the index of the first.
   absl::StatusOr<uint64_t> AppendFixed(absl::string_view data, uint64_t count,
@@ -178,6 +182,10 @@ class RecordEngine {
                const store_format::PhysicalHeader& header);
 
   absl::StatusOr<store_format::RecordLoc> ReadLoc(uint64_t index) const;
+  // The entries of `indices` into `locs`, runs of consecutive indices read
+  // in one call.
+  absl::Status ReadLocRuns(absl::Span<const uint64_t> indices,
+                           absl::Span<store_format::RecordLoc> locs) const;
   // Checks every table entry, as `Open` promises.
   absl::Status CheckTable() const;
   // Calls `visit(index, loc)` for the first `count` table entries, in order.
