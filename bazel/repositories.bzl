@@ -5,7 +5,8 @@ download `rules_cc`, `rules_java`, `platforms`, `bazel_skylib` and
 `remote_coverage_tools`. Each is declared here from a local path instead:
 Debian's rule packages where they work with Bazel 4, small stand-ins under
 `bazel/` where they do not. System libraries come from `/usr` through
-`bazel/system_libs.BUILD`.
+`bazel/system_libs.BUILD`. The Windows build's dependencies are compiled from
+Debian's sources (`bazel/mingw/repositories.bzl`).
 
 These macros serve loaderx's own WORKSPACE and any workspace that uses
 loaderx as an external repository, so every label here is a `Label()`,
@@ -17,6 +18,7 @@ declaring it first.
 
 load("@bazel_tools//tools/build_defs/repo:utils.bzl", "maybe")
 load("//bazel:python_headers.bzl", "python_headers_repository")
+load("//bazel/mingw:repositories.bzl", "loaderx_mingw_repositories")
 
 def _stand_in_repository_impl(ctx):
     # A path in a `local_repository` resolves against the main workspace, so
@@ -76,6 +78,10 @@ def loaderx_repositories():
         path = "/usr",
         build_file = str(Label("//bazel:system_libs.BUILD")),
     )
+
+    # Windows only (fetched by `--config=mingw` builds alone): the
+    # dependencies compiled from Debian's sources with MinGW-w64.
+    loaderx_mingw_repositories()
 
 def loaderx_binding_repositories():
     """What the Python and Java bindings build against.

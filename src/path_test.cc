@@ -25,5 +25,22 @@ TEST(PathTest, JoinPath) {
   EXPECT_EQ(JoinPath("/a/", "x"), "/a/x");
 }
 
+#ifdef _WIN32
+TEST(PathTest, WindowsPathsSeparateWithEitherSlash) {
+  EXPECT_EQ(ParentDirectory("C:\\data\\store"), "C:\\data");
+  EXPECT_EQ(ParentDirectory("C:\\data/store"), "C:\\data");
+  EXPECT_EQ(ParentDirectory("C:\\store"), "C:\\");
+  EXPECT_EQ(ParentDirectory("C:/store"), "C:/");
+  EXPECT_EQ(BaseName("C:\\data\\meta.zr"), "meta.zr");
+  EXPECT_EQ(JoinPath("C:\\data\\", "x"), "C:\\data\\x");
+  EXPECT_EQ(JoinPath("C:\\data", "x"), "C:\\data/x");
+}
+#else
+TEST(PathTest, BackslashIsAnOrdinaryCharacter) {
+  EXPECT_EQ(ParentDirectory("/a\\b"), "/");
+  EXPECT_EQ(BaseName("/a\\b"), "a\\b");
+}
+#endif
+
 }  // namespace
 }  // namespace loaderx

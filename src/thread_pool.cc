@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 namespace loaderx {
 namespace {
@@ -68,6 +69,18 @@ void ThreadPool::ParallelFor(int shards, const std::function<void(int)>& body) {
   call->RunShards();
   std::unique_lock lock(call->mu);
   call->done.wait(lock, [&] { return call->finished == call->shards; });
+}
+
+void ThreadPool::Schedule(std::function<void()> task) {
+  if (workers_.empty()) {
+    task();
+    return;
+  }
+  {
+    std::lock_guard lock(mu_);
+    queue_.push_back(std::move(task));
+  }
+  wake_.notify_one();
 }
 
 void ThreadPool::WorkerLoop() {

@@ -1,7 +1,9 @@
 #include "loaderx/thread_pool.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -57,6 +59,55 @@ TEST(ThreadPoolTest, NestedCallsFromInsideShardsComplete) {
   std::atomic<int> inner{0};
   pool.ParallelFor(6, [&](int) { pool.ParallelFor(5, [&](int) { inner++; }); });
   EXPECT_EQ(inner.load(), 30);
+}
+
+TEST(ThreadPoolTest, ScheduledTasksRunOnAWorker) {
+  ThreadPool pool(2);
+  EXPECT_EQ(pool.workers(), 2);
+  std::mutex mu;
+  std::condition_variable done;
+  int runs = 0;
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<bool> on_caller{false};
+  for (int i = 0; i < 10; ++i) {
+    pool.Schedule([&] {
+      if (std::this_thread::get_id() == caller) on_caller = true;
+      std::lock_guard lock(mu);
+      if (++runs == 10) done.notify_all();
+    });
+  }
+  std::unique_lock lock(mu);
+  done.wait(lock, [&] { return runs == 10; });
+  EXPECT_FALSE(on_caller.load());
+}
+
+TEST(ThreadPoolTest, WithoutWorkersScheduleRunsTheTaskInline) {
+  ThreadPool pool(0);
+  EXPECT_EQ(pool.workers(), 0);
+  int runs = 0;
+  pool.Schedule([&] { runs++; });
+  EXPECT_EQ(runs, 1);
+}
+
+TEST(ThreadPoolTest, TheDestructorRunsEveryQueuedTask) {
+  std::atomic<int> runs{0};
+  {
+    ThreadPool pool(1);
+    // The first task holds the only worker until every task is queued.
+    std::atomic<bool> release{false};
+    pool.Schedule([&] {
+      while (!release.load()) std::this_thread::yield();
+      runs++;
+    });
+    for (int i = 0; i < 20; ++i) {
+      pool.Schedule([&] {
+        pool.ParallelFor(3, [&](int) {});  // Tasks may use the pool.
+        runs++;
+      });
+    }
+    release = true;
+  }
+  EXPECT_EQ(runs.load(), 21);
 }
 
 TEST(ThreadPoolTest, TheDefaultPoolIsSharedAndResizedForLaterUsers) {

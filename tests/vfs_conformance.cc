@@ -1,5 +1,7 @@
 #include "tests/vfs_conformance.h"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <memory>

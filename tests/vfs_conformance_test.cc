@@ -1,14 +1,18 @@
 // Runs the VFS conformance suite over every VFS plugin this platform has:
-// each found by name in the registry, plus the fault VFS in pass-through mode
-// over both the in-memory and the real filesystem.
+// each found by name in the registry (the real filesystem is "posix", or
+// "win32" on Windows), plus the fault VFS in pass-through mode over both the
+// in-memory and the real filesystem.
 
 #include "tests/vfs_conformance.h"
 
 #include <memory>
+#include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "loaderx/vfs_registry.h"
 #include "vfs/fault/fault_vfs.h"
+#include "vfs/native_vfs.h"
 
 namespace loaderx {
 namespace {
@@ -22,7 +26,8 @@ std::unique_ptr<Vfs> Registered(absl::string_view name) {
 INSTANTIATE_TEST_SUITE_P(
     AllPlugins, VfsConformanceTest,
     testing::Values(
-        VfsUnderTest{"posix", [] { return Registered("posix"); }, MakeTempRoot},
+        VfsUnderTest{std::string(NativeVfsName()),
+                     [] { return Registered(NativeVfsName()); }, MakeTempRoot},
         VfsUnderTest{"memory", [] { return Registered("memory"); },
                      MakeMemoryRoot},
         VfsUnderTest{"fault_over_memory", [] { return Registered("fault"); },
@@ -35,9 +40,10 @@ INSTANTIATE_TEST_SUITE_P(
                        return fault;
                      },
                      MakeMemoryRoot},
-        VfsUnderTest{"fault_over_posix",
+        VfsUnderTest{absl::StrCat("fault_over_", NativeVfsName()),
                      []() -> std::unique_ptr<Vfs> {
-                       return std::make_unique<FaultVfs>(Registered("posix"));
+                       return std::make_unique<FaultVfs>(
+                           Registered(NativeVfsName()));
                      },
                      MakeTempRoot, /*can_map=*/false}),
     VfsUnderTestName);

@@ -42,6 +42,7 @@ run_suite all
 # Programs built against loaderx from outside: a second Bazel workspace, and
 # CMake and pkg-config against the installed library.
 bash tools/ci/test_consumers.sh "$tally" "${BAZEL_FLAGS[@]}" || status=1
+bash tools/ci/test_windows.sh "$tally" || status=1  # MinGW build, under Wine
 if [[ "${LOADERX_SANITIZERS:-1}" != 0 ]]; then
   # The Python and Java tests are tagged no_sanitizer (see .bazelrc).
   run_suite cpp-asan-ubsan --config=asan --config=ubsan

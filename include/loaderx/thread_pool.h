@@ -13,6 +13,9 @@
 // shards are claimed dynamically by idle workers and by the calling thread
 // itself, which therefore always makes progress even when every worker is
 // busy, and a call waits only for shards that some thread is running.
+// `Schedule` queues work that nobody waits for (a loader's prefetching); a
+// caller that later needs that work done must be able to do it itself, since
+// a worker may be busy or the pool may have none.
 
 #ifndef LOADERX_THREAD_POOL_H_
 #define LOADERX_THREAD_POOL_H_
@@ -41,6 +44,17 @@ class ThreadPool {
   // Runs `body(shard)` for every shard in `[0, shards)` and returns when all
   // have finished.
   void ParallelFor(int shards, const std::function<void(int)>& body);
+
+  // The background threads (`concurrency() - 1`).
+  int workers() const { return static_cast<int>(workers_.size()); }
+
+  // Queues `task` to run once on a worker thread and returns at once; tasks
+  // and `ParallelFor` shards start in the order they were queued. With no
+  // workers, runs `task` on the caller before returning. A task may call
+  // `ParallelFor` and `Schedule`. The destructor runs every queued task
+  // before it returns, so a task must not hold the last reference to the
+  // pool it runs on.
+  void Schedule(std::function<void()> task);
 
  private:
   void WorkerLoop();

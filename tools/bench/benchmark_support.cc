@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -24,6 +25,20 @@ std::vector<char*> TakeFlags(
     }
   }
   return rest;
+}
+
+std::function<void(const char*)> UintFlag(uint64_t& field) {
+  return [&field](const char* value) {
+    field = std::strtoull(value, nullptr, 10);
+  };
+}
+
+std::function<void(const char*)> IntFlag(int& field) {
+  return [&field](const char* value) { field = std::atoi(value); };
+}
+
+std::function<void(const char*)> StringFlag(std::string& field) {
+  return [&field](const char* value) { field = value; };
 }
 
 RatioReporter::RatioReporter(std::string baseline, std::string context)

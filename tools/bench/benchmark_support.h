@@ -7,6 +7,7 @@
 #ifndef LOADERX_TOOLS_BENCHMARK_SUPPORT_H_
 #define LOADERX_TOOLS_BENCHMARK_SUPPORT_H_
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -23,6 +24,11 @@ namespace loaderx {
 std::vector<char*> TakeFlags(
     int argc, char** argv,
     const std::map<std::string, std::function<void(const char*)>>& flags);
+
+// `TakeFlags` handlers that parse a flag's value into `field`.
+std::function<void(const char*)> UintFlag(uint64_t& field);
+std::function<void(const char*)> IntFlag(int& field);
+std::function<void(const char*)> StringFlag(std::string& field);
 
 class RatioReporter : public benchmark::ConsoleReporter {
  public:

@@ -26,7 +26,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -37,6 +36,7 @@
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
 #include "src/record_engine.h"
+#include "tools/bench/bench_data.h"
 #include "tools/bench/benchmark_support.h"
 
 namespace loaderx {
@@ -57,19 +57,7 @@ Settings& GetSettings() {
 
 uint64_t RecordBytes() { return GetSettings().record_kib << 10; }
 
-// A smooth gradient with 3 bits of noise in every other byte: an image-like
-// record that zstd shrinks about 1.8x, close to the reference's structured
-// data (1.74x).
-std::string MakeRecord(uint64_t i) {
-  std::mt19937_64 random(i);
-  std::string record(RecordBytes(), '\0');
-  for (size_t b = 0; b < record.size(); ++b) {
-    const uint64_t x = b % 512, y = b / 512;
-    record[b] = static_cast<char>(((x * 3 + y * 5 + i * 7) & 0xff) ^
-                                  ((b & 1) ? random() & 0x07 : 0));
-  }
-  return record;
-}
+std::string MakeRecord(uint64_t i) { return ImageLikeRecord(i, RecordBytes()); }
 
 // The source records, the flat file, the stores and the index plan,
 // built once for every benchmark.
@@ -84,22 +72,10 @@ struct Fixture {
   std::string error;
 };
 
-absl::Status RemoveStore(Vfs& vfs, const std::string& dir) {
-  absl::StatusOr<std::vector<std::string>> names = vfs.List(dir);
-  if (absl::IsNotFound(names.status())) return absl::OkStatus();
-  if (!names.ok()) return names.status();
-  for (const std::string& name : *names) {
-    if (absl::Status s = vfs.Remove(absl::StrCat(dir, "/", name)); !s.ok()) {
-      return s;
-    }
-  }
-  return vfs.RemoveDirectory(dir);
-}
-
 absl::StatusOr<std::unique_ptr<RecordEngine>> BuildStore(
     Vfs& vfs, const std::string& dir, const std::string& codec,
     const std::vector<std::string>& records) {
-  LOADERX_RETURN_IF_ERROR(RemoveStore(vfs, dir));
+  LOADERX_RETURN_IF_ERROR(RemoveStoreDirectory(vfs, dir));
   RecordEngineOptions options;
   options.codec = codec;
   auto engine = RecordEngine::Create(vfs, dir, options);
@@ -236,16 +212,13 @@ void BM_Gather(benchmark::State& state, GatherBatch gather) {
 
 int main(int argc, char** argv) {
   loaderx::Settings& s = loaderx::GetSettings();
-  auto number = [](uint64_t& field) {
-    return [&field](const char* v) { field = std::strtoull(v, nullptr, 10); };
-  };
   std::vector<char*> rest =
       loaderx::TakeFlags(argc, argv,
-                         {{"--records", number(s.records)},
-                          {"--record_kib", number(s.record_kib)},
-                          {"--batch", number(s.batch)},
-                          {"--plan_batches", number(s.plan_batches)},
-                          {"--dir", [&](const char* v) { s.dir = v; }}});
+                         {{"--records", loaderx::UintFlag(s.records)},
+                          {"--record_kib", loaderx::UintFlag(s.record_kib)},
+                          {"--batch", loaderx::UintFlag(s.batch)},
+                          {"--plan_batches", loaderx::UintFlag(s.plan_batches)},
+                          {"--dir", loaderx::StringFlag(s.dir)}});
   if (s.records == 0 || s.record_kib == 0 || s.batch == 0 ||
       s.plan_batches == 0) {
     std::fprintf(stderr,

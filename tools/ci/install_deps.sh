@@ -2,7 +2,15 @@
 # Installs every Debian package that building, testing and benchmarking loaderx
 # needs. Idempotent: when everything is present it touches nothing (no
 # `apt-get update`, no network). Safe to run on a fresh Debian 12 machine as root.
+#
+#   bash tools/ci/install_deps.sh [--windows]
+#
+# --windows adds what the Windows build and its tests under Wine need: the
+# MinGW-w64 cross compiler, Wine, and (install_windows_deps.sh) the Debian
+# sources of the libraries it compiles and a Wine prefix, in a cache outside
+# the repository.
 set -euo pipefail
+cd "$(dirname "$0")/../.."
 
 PACKAGES=(
   # Build: Bazel 4 from Debian plus the rule repositories it would otherwise download.
@@ -17,6 +25,15 @@ PACKAGES=(
   # Builds that use the installed library (tools/ci/test_consumers.sh).
   cmake pkgconf
 )
+windows=0
+if [[ "${1:-}" == --windows ]]; then
+  windows=1
+  PACKAGES+=(
+    # The Windows build: MinGW-w64 (POSIX threads), Wine to run its tests,
+    # dpkg-dev to unpack Debian sources, GoogleTest's source.
+    g++-mingw-w64-x86-64-posix wine64 dpkg-dev googletest
+  )
+fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
@@ -24,16 +41,18 @@ for pkg in "${PACKAGES[@]}"; do
   [[ "$status" == "install ok installed" ]] || missing+=("$pkg")
 done
 
-if ((${#missing[@]} == 0)); then
-  exit 0
+if ((${#missing[@]} > 0)); then
+  if [[ $(id -u) -ne 0 ]]; then
+    SUDO=sudo
+  else
+    SUDO=
+  fi
+  echo "install_deps: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if [[ $(id -u) -ne 0 ]]; then
-  SUDO=sudo
-else
-  SUDO=
+if ((windows)); then
+  bash tools/ci/install_windows_deps.sh
 fi
-echo "install_deps: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,4 +1,5 @@
-// Path arithmetic on the engine's `/`-separated paths. Pure string work: no
+// Path arithmetic on the engine's `/`-separated paths (on Windows, `\`
+// separates too, and "C:/" is a root like "/"). Pure string work: no
 // filesystem is consulted and "." / ".." are not interpreted.
 
 #ifndef LOADERX_SPI_PATH_H_
@@ -11,8 +12,8 @@
 namespace loaderx {
 
 // The directory holding `path`: "" (the current directory) for a bare name,
-// "/" for a name directly under the root, otherwise everything before the
-// last `/`.
+// the root ("/", or "C:/" on Windows) for a name directly under it,
+// otherwise everything before the last separator.
 std::string ParentDirectory(absl::string_view path);
 
 // The last component of `path` (everything after the last `/`).

@@ -1,0 +1,35 @@
+// `LoaderStream` adapters over the typed stores: what a `DataLoader` reads
+// when it loads a `DenseStore` or a `RaggedStore`. These two functions are
+// the only place the loader's world meets the stores' API.
+//
+// The stream refers to the store without owning it: the store must outlive
+// every loader reading it (a loader reads nothing after its `Close`
+// returns). The store may be appended to meanwhile; the loader's sampler
+// keeps the length the store had when the loader was created.
+
+#ifndef LOADERX_STORE_STREAMS_H_
+#define LOADERX_STORE_STREAMS_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "loaderx/dense_store.h"
+#include "loaderx/loader_stream.h"
+#include "loaderx/ragged_store.h"
+
+namespace loaderx {
+
+// Records of the store's `(dtype, item_shape)`: one `pread`/decode per
+// record straight into the batch's contiguous buffer.
+absl::StatusOr<std::unique_ptr<LoaderStream>> DenseStoreStream(
+    const DenseStore& store);
+
+// Records of the store's dtype, each with its own shape, read in the store's
+// one pass (`RaggedStore::Read`): the payloads back to back in the batch's
+// buffer, in batch order.
+absl::StatusOr<std::unique_ptr<LoaderStream>> RaggedStoreStream(
+    const RaggedStore& store);
+
+}  // namespace loaderx
+
+#endif  // LOADERX_STORE_STREAMS_H_
