@@ -41,11 +41,7 @@ class FixedWidthLayout final : public RecordLayout {
     batch.total_bytes = indices.size() * width_;
     LOADERX_ASSIGN_OR_RETURN(absl::Span<char> buffer,
                              allocate(batch.total_bytes));
-    if (buffer.size() != batch.total_bytes) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("read: the batch needs ", batch.total_bytes,
-                       " bytes, the buffer has ", buffer.size()));
-    }
+    LOADERX_RETURN_IF_ERROR(CheckBatchBuffer(buffer, batch.total_bytes));
     LOADERX_RETURN_IF_ERROR(engine_.GatherFixed(indices, width_, buffer));
     batch.shapes.assign(indices.size(), shape_);
     batch.offsets.resize(indices.size());

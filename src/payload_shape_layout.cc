@@ -83,11 +83,7 @@ class PayloadShapeLayout final : public RecordLayout {
     }
     LOADERX_ASSIGN_OR_RETURN(absl::Span<char> buffer,
                              allocate(batch.total_bytes));
-    if (buffer.size() != batch.total_bytes) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("read: the batch needs ", batch.total_bytes,
-                       " bytes, the buffer has ", buffer.size()));
-    }
+    LOADERX_RETURN_IF_ERROR(CheckBatchBuffer(buffer, batch.total_bytes));
     std::vector<absl::Span<char>> slots(indices.size());
     for (size_t k = 0; k < indices.size(); ++k) {
       slots[k] = buffer.subspan(batch.offsets[k],

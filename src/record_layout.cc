@@ -2,7 +2,16 @@
 
 #include <memory>
 
+#include "absl/strings/str_cat.h"
+
 namespace loaderx {
+
+absl::Status CheckBatchBuffer(absl::Span<char> buffer, uint64_t total_bytes) {
+  if (buffer.size() == total_bytes) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("read: the batch needs ", total_bytes,
+                   " bytes, the buffer has ", buffer.size()));
+}
 
 std::unique_ptr<const RecordLayout> MakeRecordLayout(
     RecordEngine& engine, const TypeIdentity& identity,

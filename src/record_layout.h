@@ -57,6 +57,10 @@ class RecordLayout {
       absl::Span<const absl::Span<char>> destinations) const = 0;
 };
 
+// What a layout's `Read` checks of the buffer its allocator returned:
+// InvalidArgument unless it is exactly `total_bytes` long.
+absl::Status CheckBatchBuffer(absl::Span<char> buffer, uint64_t total_bytes);
+
 // The layout for `geometry`, over `engine` (which must outlive it).
 // `identity` gives a fixed-width layout its records' shape.
 std::unique_ptr<const RecordLayout> MakeRecordLayout(

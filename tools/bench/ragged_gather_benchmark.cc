@@ -40,6 +40,7 @@
 #include "loaderx/thread_pool.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
+#include "tools/bench/bench_data.h"
 #include "tools/bench/benchmark_support.h"
 
 namespace loaderx {
@@ -75,14 +76,6 @@ uint64_t RaggedBytes(uint64_t i) {
   return (i % 2 == 0 ? rows + delta : rows - delta) * kRowBytes;
 }
 
-std::string MakeRecord(uint64_t i, uint64_t size) {
-  std::string record(size, '\0');
-  for (size_t b = 0; b < record.size(); ++b) {
-    record[b] = static_cast<char>((b * 7 + i * 13 + (b >> 9)) & 0xff);
-  }
-  return record;
-}
-
 struct Fixture {
   std::unique_ptr<Vfs> vfs;
   std::unique_ptr<DenseStore> dense;
@@ -93,16 +86,6 @@ struct Fixture {
   std::string error;
 };
 
-absl::Status RemoveStore(Vfs& vfs, const std::string& dir) {
-  absl::StatusOr<std::vector<std::string>> names = vfs.List(dir);
-  if (absl::IsNotFound(names.status())) return absl::OkStatus();
-  LOADERX_RETURN_IF_ERROR(names.status());
-  for (const std::string& name : *names) {
-    LOADERX_RETURN_IF_ERROR(vfs.Remove(absl::StrCat(dir, "/", name)));
-  }
-  return vfs.RemoveDirectory(dir);
-}
-
 absl::Status Build(Fixture& f) {
   const Settings& s = GetSettings();
   LOADERX_ASSIGN_OR_RETURN(f.vfs, CreateVfs("posix"));
@@ -110,8 +93,8 @@ absl::Status Build(Fixture& f) {
   raw.codec = "raw";
   const std::string dense_dir = s.dir + "/loaderx_ragged_bench_dense";
   const std::string ragged_dir = s.dir + "/loaderx_ragged_bench_ragged";
-  LOADERX_RETURN_IF_ERROR(RemoveStore(*f.vfs, dense_dir));
-  LOADERX_RETURN_IF_ERROR(RemoveStore(*f.vfs, ragged_dir));
+  LOADERX_RETURN_IF_ERROR(RemoveStoreDirectory(*f.vfs, dense_dir));
+  LOADERX_RETURN_IF_ERROR(RemoveStoreDirectory(*f.vfs, ragged_dir));
   const DType u1 = DType::Simple("|u1");
   LOADERX_ASSIGN_OR_RETURN(
       f.dense,
@@ -121,9 +104,9 @@ absl::Status Build(Fixture& f) {
   std::string dense_data;
   std::vector<RaggedRecord> ragged(s.records);
   for (uint64_t i = 0; i < s.records; ++i) {
-    f.dense_records.push_back(MakeRecord(i, Width()));
+    f.dense_records.push_back(ImageLikeRecord(i, Width()));
     dense_data += f.dense_records.back();
-    f.ragged_records.push_back(MakeRecord(i, RaggedBytes(i)));
+    f.ragged_records.push_back(ImageLikeRecord(i, RaggedBytes(i)));
   }
   for (uint64_t i = 0; i < s.records; ++i) {
     ragged[i] = RaggedRecord{f.ragged_records[i],
