@@ -420,11 +420,6 @@ absl::StatusOr<std::vector<std::vector<uint64_t>>> TypedStore::Shapes(
 absl::Status TypedStore::Gather(
     absl::Span<const uint64_t> indices,
     absl::Span<const absl::Span<char>> destinations) const {
-  if (destinations.size() != indices.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("gather: ", indices.size(), " indices but ",
-                     destinations.size(), " destinations"));
-  }
   LOADERX_RETURN_IF_ERROR(CheckIndices(indices, size()));
   return layout_->Gather(indices, destinations);
 }
