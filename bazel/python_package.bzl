@@ -32,10 +32,10 @@ def _package_sources_impl(ctx):
 _package_sources = rule(
     implementation = _package_sources_impl,
     attrs = {
-        "srcs": attr.label_list(allow_files = [".py"]),
+        "srcs": attr.label_list(allow_files = [".py", "py.typed"]),
         "directory": attr.string(mandatory = True),
     },
-    doc = "The package's Python files, placed under `directory`.",
+    doc = "The package's Python files (and py.typed), placed under `directory`.",
 )
 
 def loaderx_python_package(name, plugins, **kwargs):
@@ -53,6 +53,12 @@ def loaderx_python_package(name, plugins, **kwargs):
         directory = directory,
         **kwargs
     )
+    _package_sources(
+        name = name + "_typed_marker",
+        srcs = [Label("//swig:python/loaderx/py.typed")],
+        directory = directory,
+        **kwargs
+    )
     native.cc_binary(
         name = directory + "/_loaderx_native.so",
         srcs = [Label("//swig:python_wrap.cxx")],
@@ -67,7 +73,10 @@ def loaderx_python_package(name, plugins, **kwargs):
     native.py_library(
         name = name,
         srcs = [":" + name + "_sources"],
-        data = [":" + directory + "/_loaderx_native.so"],
+        data = [
+            ":" + directory + "/_loaderx_native.so",
+            ":" + name + "_typed_marker",
+        ],
         imports = [name],
         **kwargs
     )

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test: installs whatever is missing, then runs every suite (C++ gtest,
 # Python pytest and Java JUnit, against the real build), then programs built
-# against loaderx from outside its build (tools/ci/test_consumers.sh), then
+# against loaderx from outside its build (tools/ci/test_consumers.sh), the
+# Python wheel installed into fresh venvs (tools/ci/test_wheel.sh), then
 # the C++ suites again under AddressSanitizer + UndefinedBehaviorSanitizer
 # and under ThreadSanitizer. `.ci/run` runs exactly this script. Each pass
 # prints a closing line; the last line is the total, `total: N passed, M
@@ -42,6 +43,8 @@ run_suite all
 # Programs built against loaderx from outside: a second Bazel workspace, and
 # CMake and pkg-config against the installed library.
 bash tools/ci/test_consumers.sh "$tally" "${BAZEL_FLAGS[@]}" || status=1
+# The Python wheel, built and installed as users do, run in fresh venvs.
+bash tools/ci/test_wheel.sh "$tally" || status=1
 bash tools/ci/test_windows.sh "$tally" || status=1  # MinGW build, under Wine
 if [[ "${LOADERX_SANITIZERS:-1}" != 0 ]]; then
   # The Python and Java tests are tagged no_sanitizer (see .bazelrc).

@@ -123,3 +123,15 @@ def test_a_loader_streams_the_owners_records(tmp_path):
                 batch = next(loader)
                 assert batch["x"].shape == (4, 4)
                 np.testing.assert_array_equal(batch["x"], tokens[batch["y"]])
+
+
+def test_a_store_of_any_kind_pickles_by_path(tmp_path):
+    import pickle
+    path = tmp_path / "tokens"
+    ts = TypedStore(path, "token_sequence", np.uint16, (4,), codec="raw")
+    ts.append(np.arange(8, dtype=np.uint16).reshape(2, 4))
+    ts.close()
+    again = pickle.loads(pickle.dumps(ts))  # reopens whatever kind is there
+    assert type(again) is TypedStore and again.kind == "token_sequence"
+    np.testing.assert_array_equal(again[1], [4, 5, 6, 7])
+    again.close()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fails, naming the files, if any C++ source differs from what clang-format
-# (Google style, .clang-format) makes of it. `clang-format -i FILE` fixes one.
+# (Google style, .clang-format) makes of it (`clang-format -i FILE` fixes
+# one), or if any tracked file still holds merge conflict markers.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -17,3 +18,9 @@ if ((${#unformatted[@]} > 0)); then
   exit 1
 fi
 echo "format: ${#sources[@]} C++ files clang-formatted"
+
+# A merge conflict resolved by committing its markers must not land.
+if git grep -n -E '^(<<<<<<< |>>>>>>> )' -- . >&2; then
+  echo "merge conflict markers committed (above)" >&2
+  exit 1
+fi

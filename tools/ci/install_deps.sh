@@ -24,6 +24,9 @@ PACKAGES=(
   default-jdk-headless junit4
   # Builds that use the installed library (tools/ci/test_consumers.sh).
   cmake pkgconf
+  # The Python wheel (tools/packaging/): Debian source packages unpacked and
+  # built position-independent, the extension's ELF headers read.
+  dpkg-dev xz-utils binutils
 )
 windows=0
 if [[ "${1:-}" == --windows ]]; then

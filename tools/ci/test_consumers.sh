@@ -64,39 +64,13 @@ bazel_consumer() {
   bazel test "${BAZEL_FLAGS[@]}" //:store_roundtrip_test
 }
 
-xml_escape() {
-  tr -d '\000-\010\013\014\016-\037' |
-    sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g'
-}
+source tools/ci/junit_cases.sh
 
-cases=()
-run_case() {
-  local name=$1 function=$2 log="$work/$2.log" start=$SECONDS
-  local failure="" status
-  # Not in an `if`: there bash would ignore `set -e` inside the function.
-  set +e
-  (
-    set -euo pipefail
-    "$function"
-  ) >"$log" 2>&1
-  status=$?
-  set -e
-  if ((status == 0)); then
-    echo "consumers: $name passed ($((SECONDS - start)) s)"
-  else
-    echo "consumers: $name FAILED ($((SECONDS - start)) s); its output ends:"
-    tail -n 40 "$log"
-    failure="<failure message=\"$name failed\">$(tail -n 40 "$log" | xml_escape)</failure>"
-  fi
-  cases+=("<testcase classname=\"consumers\" name=\"$name\" time=\"$((SECONDS - start))\">$failure</testcase>")
-}
-
-run_case install install_tree
-run_case cmake cmake_consumer
-run_case pkg-config pkg_config_consumer
-run_case bazel bazel_consumer
+run_case consumers install install_tree
+run_case consumers cmake cmake_consumer
+run_case consumers pkg-config pkg_config_consumer
+run_case consumers bazel bazel_consumer
 
 mkdir -p "$work/xml"
-printf '<testsuite name="consumers">\n%s\n</testsuite>\n' "$(printf '%s\n' "${cases[@]}")" \
-  >"$work/xml/consumers.xml"
+write_cases consumers "$work/xml/consumers.xml"
 /usr/bin/python3 tools/ci/count_test_cases.py consumers --xml-dir "$work/xml" "$tally"

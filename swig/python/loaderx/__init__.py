@@ -21,7 +21,7 @@ from loaderx.vfs import Vfs, registered_plugins
 __all__ = ["Vfs", "registered_plugins", "set_num_threads", "num_threads"]
 
 
-def set_num_threads(threads):
+def set_num_threads(threads: int) -> None:
     """Sizes the thread pool that every store's compression and gathers
     share, for stores opened afterwards: `threads` (at least 1) is how many
     threads one call may use, the calling thread included. The default is
@@ -29,6 +29,6 @@ def set_num_threads(threads):
     _native.set_num_threads(threads)
 
 
-def num_threads():
+def num_threads() -> int:
     """How many threads a call on the shared pool may use now."""
-    return _native.num_threads()
+    return int(_native.num_threads())

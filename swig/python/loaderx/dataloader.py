@@ -49,13 +49,15 @@ import collections
 import concurrent.futures
 import itertools
 import threading
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Literal, NoReturn, Self
 
 from loaderx.zsampler import Sampler
 
 _loader_ids = itertools.count()
 
 
-def _identity(batch):
+def _identity(batch: dict[str, Any]) -> Any:
     return batch
 
 
@@ -80,8 +82,12 @@ def _load(gathers, transform, indices):
 class DataLoader:
     """Batches of index-aligned records from named streams, without end."""
 
-    def __init__(self, streams, num_workers=4, batch_size=256, prefetch_size=4,
-                 mode=2, seed=42, transform=_identity):
+    def __init__(self,
+                 streams: Mapping[str, Any] | Iterable[tuple[str, Any]],
+                 num_workers: int = 4, batch_size: int = 256,
+                 prefetch_size: int = 4, mode: int = 2, seed: int = 42,
+                 transform: Callable[[dict[str, Any]], Any] | None = _identity
+                 ) -> None:
         streams = dict(streams)
         if not streams:
             raise ValueError("need at least one stream")
@@ -99,23 +105,25 @@ class DataLoader:
         self._depth = self._workers + max(0, int(prefetch_size))
         self._thread_prefix = f"loaderx-loader-{next(_loader_ids)}"
         self._pool = None  # Started by the first next().
-        self._pending = collections.deque()  # Futures of steps _step, _step+1...
+        # Futures of steps _step, _step+1...
+        self._pending: collections.deque[concurrent.futures.Future[Any]] = (
+            collections.deque())
         self._step = self._sampler.step  # The step next() returns.
         self._drawn = self._step  # The sampler's step after our last draw.
         self._closed = False
 
     @property
-    def sampler(self):
+    def sampler(self) -> Sampler:
         """The sampler the indices come from. Seeking it directly is the same
         as `seek()`."""
         return self._sampler
 
     @property
-    def step(self):
+    def step(self) -> int:
         """The step of the batch the next `next()` returns."""
         return self._step
 
-    def next(self):
+    def next(self) -> Any:
         """The batch at the current step; moves to the next step. Raises
         what the gather or `transform` raised for this step."""
         if self._closed:
@@ -128,13 +136,13 @@ class DataLoader:
         self._fill()
         return future.result()
 
-    def seek(self, step):
+    def seek(self, step: int) -> None:
         """Continues from `step` exactly: prefetched batches are dropped.
         Costs what `Sampler.seek` costs (IID replays its stream)."""
         self._sampler.seek(step)
         self._restart_at(self._sampler.step)
 
-    def close(self):
+    def close(self) -> None:
         """Stops prefetching and joins the workers. The stores stay open."""
         if self._closed:
             return
@@ -167,23 +175,23 @@ class DataLoader:
             future.cancel()  # A batch already being made is left to finish.
         self._pending.clear()
 
-    def __len__(self):
+    def __len__(self) -> NoReturn:
         raise TypeError("Eternal loader has no length.")
 
-    def __iter__(self):
+    def __iter__(self) -> Self:
         return self
 
-    def __next__(self):
+    def __next__(self) -> Any:
         return self.next()
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> Literal[False]:
         self.close()
         return False
 
-    def __del__(self):
+    def __del__(self) -> None:
         # A loader dropped without close() must not leave threads behind. A
         # constructor that raised left no `_closed` and no threads.
         if getattr(self, "_closed", True) is False:

@@ -30,6 +30,8 @@ NotImplementedError.
 failed native call.
 """
 
+from typing import Any
+
 from loaderx import loaderx_native as _native
 
 __all__ = [
@@ -54,7 +56,7 @@ class ZrecordError(RuntimeError):
     """A store error with the reference's negative `code`. `str()` is the
     reference's message for the code, then what happened, when known."""
 
-    def __init__(self, code, detail=None):
+    def __init__(self, code: int, detail: str | None = None) -> None:
         if code in _KNOWN_CODES:
             message = _native.error_code_message(code)
         else:
@@ -63,7 +65,7 @@ class ZrecordError(RuntimeError):
         self.code = code
         self.detail = detail
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.code, self.detail))
 
 
@@ -127,7 +129,7 @@ _BY_STATUS = {
 _UNKNOWN_NAME = 1
 
 
-def from_native(status_code, code, message):
+def from_native(status_code: int, code: int, message: str) -> Exception:
     """The exception for a failed native call: its absl status code, the
     reference's store code (0 when none applies) and its message."""
     if code == _UNKNOWN_NAME:

@@ -21,10 +21,14 @@ samples give the same dictionary as 1.7.7's `train_dict`.
 
 import math
 import pathlib
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from loaderx import loaderx_native as _native
+from loaderx._typing import StrPath
 from loaderx.typed_store import TypedStore
 from loaderx.zrecord import _dict_tier, _sample_count
 
@@ -93,9 +97,11 @@ def _train(samples, sizes, capacity):
         np.ascontiguousarray(samples), sizes.astype(np.int64), capacity)
 
 
-def train_dict(source, tier=None, path=None):
+def train_dict(source: npt.ArrayLike | TypedStore | Iterable[Any],
+               tier: str | None = None, path: StrPath | None = None) -> bytes:
     """Trains a zstd dictionary on `source`: an ndarray, a store (a
-    DenseStore, a RaggedStore or any `TypedStore`), or an iterable of records, sized by `tier` ("fast",
+    DenseStore, a RaggedStore or any `TypedStore`), or an iterable of
+    records, sized by `tier` ("fast",
     "balanced" — the default — or "max"). Writes it to `path` too, if given.
     Returns the dictionary's bytes. Too few or too small samples raise
     `ZrecordError` code -9."""

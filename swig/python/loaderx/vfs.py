@@ -12,11 +12,13 @@ OSError for I/O failures.
 """
 
 import os
+from typing import Any
 
 from loaderx import loaderx_native as _native
+from loaderx._typing import StrPath
 
 
-def registered_plugins(kind):
+def registered_plugins(kind: str) -> list[str]:
     """Names of the registered plugins of `kind`: "vfs", "codec" or "typed_owner"."""
     return list(_native.RegisteredPlugins(kind))
 
@@ -24,40 +26,41 @@ def registered_plugins(kind):
 class Vfs:
     """A registered filesystem. Paths are `str` or path-like."""
 
-    def __init__(self, name="posix"):
+    def __init__(self, name: str = "posix") -> None:
         self._fs = _native.Filesystem(name)
 
     @property
-    def name(self):
+    def name(self) -> str:
         return self._fs.name()
 
-    def exists(self, path):
+    def exists(self, path: StrPath) -> bool:
         return self._fs.exists(os.fspath(path))
 
-    def list(self, path):
+    def list(self, path: StrPath) -> list[str]:
         return list(self._fs.list(os.fspath(path)))
 
-    def create_directory(self, path):
+    def create_directory(self, path: StrPath) -> None:
         self._fs.create_directory(os.fspath(path))
 
-    def remove_directory(self, path):
+    def remove_directory(self, path: StrPath) -> None:
         self._fs.remove_directory(os.fspath(path))
 
-    def remove(self, path):
+    def remove(self, path: StrPath) -> None:
         self._fs.remove(os.fspath(path))
 
-    def rename(self, source, destination):
+    def rename(self, source: StrPath, destination: StrPath) -> None:
         self._fs.rename(os.fspath(source), os.fspath(destination))
 
-    def read_file(self, path):
+    def read_file(self, path: StrPath) -> bytes:
         """The whole file, as bytes."""
         return self._fs.read_file(os.fspath(path))
 
-    def write_file(self, path, data, sync=False):
+    def write_file(self, path: StrPath, data: bytes | bytearray | memoryview,
+                   sync: bool = False) -> None:
         """Creates or replaces the file with `data` (any bytes-like object)."""
         self._fs.write_file(os.fspath(path), data, sync)
 
-    def lock(self, path):
+    def lock(self, path: StrPath) -> _native.FileLock:
         """Takes the file's exclusive lock, creating the file if needed.
 
         Returns a lock to use as a context manager (or `close()`);
@@ -65,5 +68,10 @@ class Vfs:
         """
         return self._fs.lock(os.fspath(path))
 
-    def __repr__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
+        # By name: unpickling creates the registered filesystem of that
+        # name, which for an in-memory one is a new, empty filesystem.
+        return (Vfs, (self.name,))
+
+    def __repr__(self) -> str:
         return f"Vfs({self.name!r})"

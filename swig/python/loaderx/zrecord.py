@@ -29,21 +29,29 @@ BlockingIOError (see `loaderx.errors`).
 Beyond 1.7.7: `vfs=` (any registered filesystem), `level=` (the
 compression level of this handle's appends, not persisted),
 `close(sync=False)`, `__repr__`, dtypes (structured ones with padding
-included) that come back exactly as they were written, and
-`loaderx.typed_store.TypedStore`, the class both stores are forms of, which
-serves stores of any registered kind.
+included) that come back exactly as they were written, pickling by path (a
+store sent to another process reopens there; see `TypedStore.__reduce__`),
+and `loaderx.typed_store.TypedStore`, the class both stores are forms of,
+which serves stores of any registered kind.
 """
 
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy.typing as npt
+
 from loaderx import loaderx_native as _native
+from loaderx._typing import RecordKey, StrPath
 from loaderx.errors import ZrecordError
 from loaderx.typed_store import TypedStore
+from loaderx.vfs import Vfs
 
 __all__ = ["DenseStore", "RaggedStore", "ZrecordError", "DICT_TIERS"]
 
 # Dictionary sizes for `loaderx.utils.train_dict`: how large a dictionary is,
 # and how many bytes of records train it. A larger one compresses small,
 # similar records better and costs more cache on every gather.
-DICT_TIERS = {
+DICT_TIERS: dict[str, dict[str, int]] = {
     "fast": {"size": 32 << 10, "samples": 4 << 20},
     "balanced": {"size": 128 << 10, "samples": 16 << 20},
     "max": {"size": 1 << 20, "samples": 64 << 20},
@@ -51,10 +59,10 @@ DICT_TIERS = {
 DICT_TIER_DEFAULT = "balanced"
 
 # The largest record, in bytes (the engine's limit).
-MAX_RECORD_LEN = _native.max_record_bytes()
+MAX_RECORD_LEN: int = _native.max_record_bytes()
 
 
-def _dict_tier(tier):
+def _dict_tier(tier: str | None) -> dict[str, int]:
     """`DICT_TIERS[tier]`, `None` meaning the default; ValueError for any
     other name (or an integer)."""
     name = DICT_TIER_DEFAULT if tier is None else tier
@@ -64,7 +72,7 @@ def _dict_tier(tier):
     return DICT_TIERS[name]
 
 
-def _sample_count(total, item_bytes, tier=None):
+def _sample_count(total: int, item_bytes: int, tier: str | None = None) -> int:
     """How many of `total` records of `item_bytes` fill the tier's training
     budget: at least one, at most `total`."""
     budget = _dict_tier(tier)["samples"]
@@ -76,12 +84,29 @@ class DenseStore(TypedStore):
     `dtype`; reads gather at fixed byte offsets into one ndarray. The
     `TypedStore` of kind "dense"."""
 
-    def __init__(self, path, dtype=None, item_shape=None, codec=None,
-                 dict_bytes=None, vfs=None, level=None):
+    def __init__(self, path: StrPath, dtype: npt.DTypeLike | None = None,
+                 item_shape: Sequence[int] | None = None,
+                 codec: str | None = None, dict_bytes: bytes | None = None,
+                 vfs: Vfs | None = None, level: int | None = None) -> None:
         super().__init__(path, "dense", dtype, item_shape, codec, dict_bytes,
                          vfs, level)
 
-    def __repr__(self):
+    @property
+    def item_shape(self) -> tuple[int, ...]:
+        return self._fixed_shape()
+
+    def append(self, records: npt.ArrayLike) -> int:
+        """Appends one (batch, *item_shape) array of the store's dtype (a
+        0-d value is one record); returns the index of the first."""
+        return super().append(records)
+
+    def __getitems__(self, key: RecordKey) -> npt.NDArray[Any]:
+        """The records at `key` (any index form) as one ndarray of shape
+        (n, *item_shape)."""
+        records: npt.NDArray[Any] = super().__getitems__(key)
+        return records
+
+    def __repr__(self) -> str:
         return f"DenseStore({self._describe()})"
 
 
@@ -90,10 +115,24 @@ class RaggedStore(TypedStore):
     exactly the shape it was written with, in a list. The `TypedStore` of
     kind "ragged"."""
 
-    def __init__(self, path, dtype=None, codec=None, dict_bytes=None,
-                 vfs=None, level=None):
+    def __init__(self, path: StrPath, dtype: npt.DTypeLike | None = None,
+                 codec: str | None = None, dict_bytes: bytes | None = None,
+                 vfs: Vfs | None = None, level: int | None = None) -> None:
         super().__init__(path, "ragged", dtype, None, codec, dict_bytes, vfs,
                          level)
 
-    def __repr__(self):
+    def append(self,
+               records: Iterable[npt.ArrayLike | bytes | bytearray]) -> int:
+        """Appends every record of `records` (any iterable of arrays, or of
+        bytes/bytearray in a uint8 store) in one commit; returns the index
+        of the first."""
+        return super().append(records)
+
+    def __getitems__(self, key: RecordKey) -> list[npt.NDArray[Any]]:
+        """The records at `key` (any index form) as a list of arrays, read
+        in one native call."""
+        records: list[npt.NDArray[Any]] = super().__getitems__(key)
+        return records
+
+    def __repr__(self) -> str:
         return f"RaggedStore({self._describe()})"

@@ -42,8 +42,10 @@ threads at once.
 
 import enum
 import operator
+from typing import Self, SupportsIndex
 
 import numpy as np
+import numpy.typing as npt
 
 from loaderx import loaderx_native as _native
 
@@ -59,7 +61,8 @@ class Sampler:
         CYCLIC = 2  # without replacement, a fresh permutation per cycle
         IID_KEYED = 3  # loaderx only: IID keyed by step, O(1) seek
 
-    def __init__(self, length, batch_size, mode, seed=42):
+    def __init__(self, length: SupportsIndex, batch_size: SupportsIndex,
+                 mode: SupportsIndex, seed: SupportsIndex = 42) -> None:
         mode = operator.index(mode)
         if not 0 <= mode < 256:
             raise OverflowError(f"mode {mode} does not fit uint8")
@@ -68,64 +71,64 @@ class Sampler:
             _u64(seed, "seed"))
         self._batch_length = self._native.batch_length()
 
-    def next(self):
+    def next(self) -> npt.NDArray[np.uint64]:
         """The current step's batch as a new uint64 array of exactly the
         indices drawn; advances one step."""
         out = np.empty(self._batch_length, dtype=np.uint64)
         count = self._native.next_into(out)
         return out if count == len(out) else out[:count].copy()
 
-    def batch(self, step):
+    def batch(self, step: SupportsIndex) -> npt.NDArray[np.uint64]:
         """What `seek(step)` then `next()` would return, without moving the
         cursor (IID replays its stream: see the module's costs)."""
         out = np.empty(self._batch_length, dtype=np.uint64)
         count = self._native.batch_into(_u64(step, "step"), out)
         return out if count == len(out) else out[:count].copy()
 
-    def seek(self, step):
+    def seek(self, step: SupportsIndex) -> None:
         """Moves the cursor: the next `next()` returns batch `step`."""
         self._native.seek(_u64(step, "step"))
 
     @property
-    def step(self):
+    def step(self) -> int:
         """The step the next `next()` returns."""
         return self._native.step()
 
     @property
-    def length(self):
+    def length(self) -> int:
         return self._native.length()
 
     @property
-    def batch_size(self):
+    def batch_size(self) -> int:
         return self._native.batch_size()
 
     @property
-    def mode(self):
+    def mode(self) -> "Sampler.Mode":
         return Sampler.Mode(self._native.mode())
 
     @property
-    def seed(self):
+    def seed(self) -> int:
         return self._native.seed()
 
     @property
-    def batches_per_cycle(self):
+    def batches_per_cycle(self) -> int:
         """CYCLIC: batches in one cycle, length // batch_size (1 when
         length < batch_size)."""
         return self._native.batches_per_cycle()
 
-    def __iter__(self):
+    def __iter__(self) -> Self:
         return self
 
-    def __next__(self):
+    def __next__(self) -> npt.NDArray[np.uint64]:
         return self.next()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"Sampler({self.length}, {self.batch_size}, "
                 f"Sampler.Mode.{self.mode.name}, seed={self.seed}, "
                 f"step={self.step})")
 
 
-def _u64(value, name):
+def _u64(value: SupportsIndex, name: str) -> int:
     """`value` as an int in [0, 2**64); OverflowError outside it, as the
     reference's cffi layer raises."""
     value = operator.index(value)

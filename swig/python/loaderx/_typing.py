@@ -1,0 +1,13 @@
+"""Type aliases that the public API's annotations share."""
+
+import os
+
+import numpy.typing as npt
+
+# A filesystem path: a str or any path-like object.
+StrPath = str | os.PathLike[str]
+
+# What selects records: an int (negatives count from the end), a slice, a
+# sequence of ints, an integer array (uint64 arrays as they are), or a
+# boolean mask of the store's length.
+RecordKey = slice | npt.ArrayLike
