@@ -43,11 +43,13 @@ def loaderx_cc_test(name, deps = [], **kwargs):
         **kwargs
     )
 
-def loaderx_py_test(name, test_file, deps = [], **kwargs):
+def loaderx_py_test(name, test_file, deps = [], python_package = "//swig:python", **kwargs):
     """A pytest file run against the real build (`tests/python/run_pytest.py`).
 
-    Tagged `no_sanitizer`: the sanitizer configurations instrument C++ that
-    an uninstrumented interpreter cannot load.
+    `python_package` is the loaderx package it imports: `//swig:python`, or
+    one built with more plugins (`//bazel:python_package.bzl`). Tagged
+    `no_sanitizer`: the sanitizer configurations instrument C++ that an
+    uninstrumented interpreter cannot load.
     """
     native.py_test(
         name = name,
@@ -57,7 +59,7 @@ def loaderx_py_test(name, test_file, deps = [], **kwargs):
         main = "//tests/python:run_pytest.py",
         python_version = "PY3",
         tags = ["no_sanitizer"] + kwargs.pop("tags", []),
-        deps = deps + ["//swig:python"],
+        deps = deps + [python_package],
         **kwargs
     )
 

@@ -92,19 +92,46 @@ def loaderx_binding_repositories():
     maybe(python_headers_repository, name = "python_headers")
     loaderx_jdk_repository()
 
-def loaderx_jdk_repository():
-    """The JDK's JNI headers, for the Java binding's native library."""
-    maybe(
-        native.new_local_repository,
-        name = "jdk_headers",
-        path = "/usr/lib/jvm/default-java",
-        build_file_content = """
+def _jdk_repository_impl(ctx):
+    # `JAVA_HOME` if set, else the JDK whose `javac` is on PATH (through
+    # Debian's alternatives symlinks to the real directory).
+    home = ctx.os.environ.get("JAVA_HOME", "")
+    if not home:
+        javac = ctx.which("javac")
+        if javac == None:
+            fail("jdk: no JAVA_HOME and no javac on PATH; install a JDK " +
+                 "(tools/ci/install_deps.sh installs default-jdk-headless)")
+        result = ctx.execute(["readlink", "-f", str(javac)])
+        if result.return_code != 0:
+            fail("jdk: cannot resolve %s: %s" % (javac, result.stderr))
+        home = str(ctx.path(result.stdout.strip()).dirname.dirname)
+    for required in ["bin/javac", "bin/jar", "bin/java", "include/jni.h"]:
+        if not ctx.path(home + "/" + required).exists:
+            fail("jdk: %s has no %s (a JRE, not a JDK?)" % (home, required))
+    for entry in ["bin", "include"]:
+        ctx.symlink(home + "/" + entry, entry)
+    ctx.file("BUILD", """
 package(default_visibility = ["//visibility:public"])
+
+# The JDK at %s.
+exports_files(["bin/javac", "bin/jar", "bin/java"])
 
 cc_library(
     name = "jni",
     hdrs = glob(["include/*.h", "include/linux/*.h"]),
     includes = ["include", "include/linux"],
 )
-""",
-    )
+""" % home)
+
+jdk_repository = repository_rule(
+    implementation = _jdk_repository_impl,
+    environ = ["JAVA_HOME", "PATH"],
+    local = True,
+    doc = "The JDK the Java binding is built with: `JAVA_HOME`, else the " +
+          "one whose `javac` is on PATH. Its tools (`:bin/javac`, " +
+          "`:bin/jar`, `:bin/java`) and JNI headers (`:jni`).",
+)
+
+def loaderx_jdk_repository():
+    """The JDK for the Java binding: its tools and JNI headers (`@loaderx_jdk`)."""
+    maybe(jdk_repository, name = "loaderx_jdk")

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "src/registration.h"
 
 namespace loaderx {
 

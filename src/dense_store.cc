@@ -3,92 +3,65 @@
 #include <memory>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "loaderx/spi/status_macros.h"
-#include "src/record_engine.h"
-#include "src/typed_store.h"
 
 namespace loaderx {
+namespace {
 
-DenseStore::DenseStore(std::unique_ptr<RecordEngine> engine,
-                       TypeIdentity identity, uint64_t record_bytes,
-                       bool typed_header_verified)
-    : engine_(std::move(engine)),
-      identity_(std::move(identity)),
-      record_bytes_(record_bytes),
-      typed_header_verified_(typed_header_verified) {}
+constexpr char kDenseKind[] = "dense";
+
+}  // namespace
+
+DenseStore::DenseStore(std::unique_ptr<TypedStore> store)
+    : store_(std::move(store)) {}
 
 DenseStore::~DenseStore() = default;
+
+absl::StatusOr<std::unique_ptr<DenseStore>> DenseStore::Wrap(
+    absl::StatusOr<std::unique_ptr<TypedStore>> store) {
+  LOADERX_RETURN_IF_ERROR(store.status());
+  return std::unique_ptr<DenseStore>(new DenseStore(*std::move(store)));
+}
 
 absl::StatusOr<std::unique_ptr<DenseStore>> DenseStore::Create(
     Vfs& vfs, absl::string_view path, const TypeIdentity& identity,
     const StoreOptions& options) {
-  LOADERX_ASSIGN_OR_RETURN(
-      OpenedStore store,
-      CreateTypedStore(vfs, path, "dense", identity, options));
-  return std::unique_ptr<DenseStore>(
-      new DenseStore(std::move(store.engine), std::move(store.identity),
-                     store.geometry.record_width, store.typed_header_verified));
+  return Wrap(TypedStore::Create(vfs, path, kDenseKind, identity, options));
 }
 
 absl::StatusOr<std::unique_ptr<DenseStore>> DenseStore::Open(
     Vfs& vfs, absl::string_view path, const StoreOptions& options) {
-  LOADERX_ASSIGN_OR_RETURN(OpenedStore store,
-                           OpenTypedStore(vfs, path, "dense", options));
-  return std::unique_ptr<DenseStore>(
-      new DenseStore(std::move(store.engine), std::move(store.identity),
-                     store.geometry.record_width, store.typed_header_verified));
+  return Wrap(TypedStore::Open(vfs, path, kDenseKind, options));
 }
 
 absl::StatusOr<std::unique_ptr<DenseStore>> DenseStore::OpenOrCreate(
     Vfs& vfs, absl::string_view path, const StoreRequest& request) {
-  LOADERX_ASSIGN_OR_RETURN(OpenedStore store,
-                           OpenOrCreateTypedStore(vfs, path, "dense", request));
-  return std::unique_ptr<DenseStore>(
-      new DenseStore(std::move(store.engine), std::move(store.identity),
-                     store.geometry.record_width, store.typed_header_verified));
+  return Wrap(TypedStore::OpenOrCreate(vfs, path, kDenseKind, request));
 }
 
-uint64_t DenseStore::size() const { return engine_->length(); }
+uint64_t DenseStore::size() const { return store_->size(); }
 
-bool DenseStore::has_dictionary() const {
-  return engine_->codec().uses_dictionary();
-}
+absl::string_view DenseStore::codec() const { return store_->codec(); }
 
-absl::string_view DenseStore::codec() const { return engine_->codec().name(); }
+bool DenseStore::has_dictionary() const { return store_->has_dictionary(); }
 
 absl::StatusOr<uint64_t> DenseStore::Append(absl::string_view data) {
-  if (data.empty() || data.size() % record_bytes_ != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "append: ", data.size(), " bytes are not a whole, nonzero number of ",
-        record_bytes_, "-byte records"));
-  }
-  return engine_->AppendFixed(data, data.size() / record_bytes_, record_bytes_);
+  return store_->AppendFixed(data);
 }
 
 absl::Status DenseStore::Gather(absl::Span<const uint64_t> indices,
                                 absl::Span<char> destination) const {
-  return engine_->GatherFixed(indices, record_bytes_, destination);
+  return store_->GatherFixed(indices, destination);
 }
 
 absl::Status DenseStore::Delete(absl::Span<const uint64_t> indices) {
-  return engine_->Delete(indices);
+  return store_->Delete(indices);
 }
 
-absl::Status DenseStore::Compact() { return engine_->Compact(); }
+absl::Status DenseStore::Compact() { return store_->Compact(); }
 
-absl::StatusOr<StoreStats> DenseStore::Stats() const {
-  return engine_->Stats();
-}
+absl::StatusOr<StoreStats> DenseStore::Stats() const { return store_->Stats(); }
 
-absl::Status DenseStore::Sync() { return engine_->Sync(); }
-
-absl::StatusOr<VerifyReport> DenseStore::Verify() const {
-  LOADERX_ASSIGN_OR_RETURN(VerifyReport report, engine_->Verify());
-  report.metadata_verified = report.metadata_verified && typed_header_verified_;
-  return report;
-}
-
-bool DenseStore::read_only() const { return engine_->read_only(); }
+absl::Status DenseStore::Sync() { return store_->Sync(); }
 
 }  // namespace loaderx

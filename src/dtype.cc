@@ -69,6 +69,10 @@ absl::StatusOr<uint64_t> SimpleItemSize(absl::string_view str) {
         " (want numpy's dtype.str, e.g. \"<f4\", \"|u1\", \"<U8\" or "
         "\"<M8[ns]\")"));
   };
+  // numpy spells object dtypes "|O" (no size).
+  if (str.size() >= 2 && str[1] == 'O') {
+    return invalid("object dtypes cannot be persisted");
+  }
   if (str.size() < 3) return invalid("too short");
   const char order = str[0];
   const char kind = str[1];
@@ -84,7 +88,6 @@ absl::StatusOr<uint64_t> SimpleItemSize(absl::string_view str) {
   if (order != '<' && order != '>' && order != '|') {
     return invalid("unknown byte order");
   }
-  if (kind == 'O') return invalid("object dtypes cannot be persisted");
   uint64_t size = 0;
   if (!ParseCount(size_text, &size)) return invalid("no item size");
   uint64_t item_size = size;

@@ -127,6 +127,10 @@ class RecordEngine {
   const Codec& codec() const { return *codec_; }
   bool read_only() const { return read_only_; }
 
+  // The pool this engine's calls shard their work across, for callers that
+  // split a batch of their own (a typed layout's reads).
+  ThreadPool& thread_pool() const { return *pool_; }
+
   // Appends `count` records of `width` bytes each, stored back to back in
   // `data` (`count * width` bytes). Returns the index of the first.
   absl::StatusOr<uint64_t> AppendFixed(absl::string_view data, uint64_t count,
@@ -243,6 +247,10 @@ class RecordEngine {
   Check Classify(const integrity_format::ChecksumEntry& entry,
                  const store_format::RecordLoc& loc,
                  absl::string_view stored) const;
+  // The entries of `indices` into `locs`, runs of consecutive indices read
+  // in one call (entry by entry while a delete's overlay is live).
+  absl::Status ReadLocRuns(absl::Span<const uint64_t> indices,
+                           absl::Span<store_format::RecordLoc> locs) const;
   // Calls `visit(index, loc)` for the first `count` table entries, in order,
   // reading the table through mappings where the VFS maps, else in large
   // blocks. Stops at the first error `visit` returns.

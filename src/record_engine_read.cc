@@ -145,12 +145,48 @@ absl::StatusOr<std::vector<RecordLoc>> RecordEngine::Locate(
       pool_->TryParallelFor(shards, [&](int shard) -> absl::Status {
         const size_t begin = indices.size() * shard / shards;
         const size_t end = indices.size() * (shard + 1) / shards;
-        for (size_t i = begin; i < end; ++i) {
-          LOADERX_ASSIGN_OR_RETURN(locs[i], ReadLoc(indices[i]));
-        }
-        return absl::OkStatus();
+        return ReadLocRuns(indices.subspan(begin, end - begin),
+                           absl::MakeSpan(locs).subspan(begin));
       }));
   return locs;
+}
+
+absl::Status RecordEngine::ReadLocRuns(absl::Span<const uint64_t> indices,
+                                       absl::Span<RecordLoc> locs) const {
+  if (!overlay_.empty()) {
+    for (size_t i = 0; i < indices.size(); ++i) {
+      LOADERX_ASSIGN_OR_RETURN(locs[i], ReadLoc(indices[i]));
+    }
+    return absl::OkStatus();
+  }
+  // Consecutive indices in one segment (a ragged record's payload and
+  // shape, a slice) are read together, up to 64 entries at a time.
+  constexpr size_t kMaxRun = 64;
+  char bytes[kMaxRun * kRecordLocBytes];
+  for (size_t i = 0; i < indices.size();) {
+    size_t run = 1;
+    while (i + run < indices.size() && run < kMaxRun &&
+           indices[i + run] == indices[i] + run &&
+           SegmentOf(indices[i + run]) == SegmentOf(indices[i])) {
+      ++run;
+    }
+    LOADERX_ASSIGN_OR_RETURN(VfsFile * segment,
+                             files_->Segment(SegmentOf(indices[i])));
+    absl::Status read =
+        segment->ReadAt(OffsetInSegment(indices[i]),
+                        absl::MakeSpan(bytes, run * kRecordLocBytes));
+    if (absl::IsOutOfRange(read)) {
+      return absl::DataLossError(absl::StrCat(segment->path(),
+                                              " has no entry for record ",
+                                              indices[i], " (damaged store)"));
+    }
+    LOADERX_RETURN_IF_ERROR(read);
+    for (size_t k = 0; k < run; ++k) {
+      locs[i + k] = store_format::DecodeRecordLoc(&bytes[k * kRecordLocBytes]);
+    }
+    i += run;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status RecordEngine::GatherLocated(

@@ -15,6 +15,7 @@
 #include "loaderx/typed_owner_registry.h"
 #include "loaderx/vfs_registry.h"
 #include "loaderx/vfs_wrapper.h"
+#include "src/registration.h"
 #include "tests/status_testing.h"
 
 namespace loaderx {
@@ -71,6 +72,9 @@ class BytesOwner final : public TypedOwner {
  public:
   absl::string_view kind() const override { return "test_bytes"; }
   uint8_t kind_tag() const override { return 201; }
+  RecordGeometry::Layout layout() const override {
+    return RecordGeometry::Layout::kPayloadShapePairs;
+  }
   absl::StatusOr<std::string> EncodeIdentity(
       const TypeIdentity& identity) const override {
     if (!(identity.dtype == DType::Simple("|u1"))) {

@@ -20,6 +20,20 @@ std::string EncodeShapeRecord(absl::Span<const uint64_t> shape) {
   return out;
 }
 
+std::optional<uint64_t> ShapeBytes(absl::Span<const uint64_t> shape,
+                                   uint64_t item_size, uint64_t limit) {
+  for (uint64_t dim : shape) {
+    if (dim == 0) return 0;
+  }
+  if (item_size > limit) return std::nullopt;
+  uint64_t total = item_size;
+  for (uint64_t dim : shape) {
+    if (total != 0 && dim > limit / total) return std::nullopt;
+    total *= dim;
+  }
+  return total;
+}
+
 absl::StatusOr<std::vector<uint64_t>> DecodeShapeRecord(absl::string_view bytes,
                                                         uint64_t item_size,
                                                         uint64_t payload_bytes,
@@ -38,21 +52,12 @@ absl::StatusOr<std::vector<uint64_t>> DecodeShapeRecord(absl::string_view bytes,
                                 bytes.size() / 8, " words"));
   }
   std::vector<uint64_t> shape(rank);
-  // prod(shape) * item_size, stopping at anything past the payload (so
-  // nothing overflows); a zero anywhere makes it zero.
-  uint64_t total = item_size;
-  bool past = false;
   for (uint64_t d = 0; d < rank; ++d) {
     shape[d] = LoadLittle<uint64_t>(&bytes[8 * (d + 1)]);
-    if (shape[d] == 0) {
-      total = 0;
-    } else if (past || total > payload_bytes / shape[d]) {
-      past = true;
-    } else {
-      total *= shape[d];
-    }
   }
-  if (total == 0 || past || total != payload_bytes) {
+  const std::optional<uint64_t> total =
+      ShapeBytes(shape, item_size, payload_bytes);
+  if (!total.has_value() || *total == 0 || *total != payload_bytes) {
     return corrupt(absl::StrCat("(", absl::StrJoin(shape, ", "), ") of ",
                                 item_size, "-byte items disagrees with its ",
                                 payload_bytes, "-byte payload"));

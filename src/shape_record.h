@@ -16,6 +16,7 @@
 #define LOADERX_SRC_SHAPE_RECORD_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,12 @@ inline constexpr uint64_t kMaxShapeDimensions = 64;
 inline constexpr uint64_t kMaxShapeRecordBytes = 8 * (kMaxShapeDimensions + 1);
 
 std::string EncodeShapeRecord(absl::Span<const uint64_t> shape);
+
+// prod(shape) * item_size, the bytes an array of `shape` holds; nullopt if
+// that is more than `limit` (computed without overflow). Zero if any
+// dimension is zero.
+std::optional<uint64_t> ShapeBytes(absl::Span<const uint64_t> shape,
+                                   uint64_t item_size, uint64_t limit);
 
 // DataLoss carrying `ErrorCode::kCorruptRecord`, naming record `index`,
 // unless `bytes` is a shape record whose shape holds exactly

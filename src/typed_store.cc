@@ -1,21 +1,33 @@
-#include "src/typed_store.h"
+#include "loaderx/typed_store.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "loaderx/error_code.h"
+#include "loaderx/spi/limits.h"
 #include "loaderx/spi/path.h"
 #include "loaderx/spi/status_macros.h"
 #include "loaderx/typed_owner_registry.h"
+#include "src/index_check.h"
+#include "src/record_engine.h"
+#include "src/record_layout.h"
+#include "src/shape_record.h"
 #include "src/typed_header.h"
 
 namespace loaderx {
 namespace {
 
 using store_format::kTypedHeaderFile;
+
+std::string ShapeText(absl::Span<const uint64_t> shape) {
+  return absl::StrCat("(", absl::StrJoin(shape, ", "),
+                      shape.size() == 1 ? ",)" : ")");
+}
 
 // The owner whose tag a typed header names; DataLoss for an unknown tag.
 absl::StatusOr<std::shared_ptr<const TypedOwner>> OwnerOf(
@@ -29,10 +41,46 @@ absl::StatusOr<std::shared_ptr<const TypedOwner>> OwnerOf(
   return owner;
 }
 
-absl::Status KindMismatch(absl::string_view path, absl::string_view found,
-                          absl::string_view wanted) {
-  return KindMismatchError(
-      absl::StrCat(path, " is a '", found, "' store, not '", wanted, "'"));
+// A store of another kind than `wanted`; an empty `wanted` takes any kind.
+absl::Status CheckKind(absl::string_view path, const TypedOwner& found,
+                       absl::string_view wanted) {
+  if (wanted.empty() || found.kind() == wanted) return absl::OkStatus();
+  return KindMismatchError(absl::StrCat(path, " is a '", found.kind(),
+                                        "' store, not '", wanted, "'"));
+}
+
+// The owner's geometry for `identity`, checked against the owner's own
+// layout and the identity: the composition relies on both.
+absl::StatusOr<RecordGeometry> GeometryOf(const TypedOwner& owner,
+                                          const TypeIdentity& identity) {
+  LOADERX_ASSIGN_OR_RETURN(RecordGeometry geometry, owner.Geometry(identity));
+  auto inconsistent = [&](absl::string_view why) {
+    return absl::InternalError(absl::StrCat("typed owner '", owner.kind(),
+                                            "' is inconsistent: ", why));
+  };
+  if (geometry.layout != owner.layout()) {
+    return inconsistent("its geometry's layout is not its own");
+  }
+  switch (geometry.layout) {
+    case RecordGeometry::Layout::kFixedWidth: {
+      const std::optional<uint64_t> width =
+          ShapeBytes(identity.item_shape, geometry.item_size, kMaxRecordBytes);
+      if (!width.has_value() || *width != geometry.record_width ||
+          *width == 0) {
+        return inconsistent(
+            absl::StrCat("a record width of ", geometry.record_width,
+                         " for item_shape ", ShapeText(identity.item_shape),
+                         " of ", geometry.item_size, "-byte items"));
+      }
+      return geometry;
+    }
+    case RecordGeometry::Layout::kPayloadShapePairs:
+      if (geometry.record_width != 0 || !identity.item_shape.empty()) {
+        return inconsistent("a shaped identity with a record width or shape");
+      }
+      return geometry;
+  }
+  return inconsistent("an unknown layout");
 }
 
 // What is at a path, read without opening (or locking) a store there.
@@ -46,7 +94,7 @@ absl::StatusOr<Found> Probe(Vfs& vfs, absl::string_view path,
     LOADERX_ASSIGN_OR_RETURN(TypedHeader header,
                              DecodeTypedHeader(*bytes, header_path));
     LOADERX_ASSIGN_OR_RETURN(auto owner, OwnerOf(header, header_path));
-    if (owner->kind() != kind) return KindMismatch(path, owner->kind(), kind);
+    LOADERX_RETURN_IF_ERROR(CheckKind(path, *owner, kind));
     return Found::kStore;
   }
   // No store.zr, or no directory at all (a file used as one:
@@ -62,52 +110,63 @@ absl::StatusOr<Found> Probe(Vfs& vfs, absl::string_view path,
   return *has_meta ? Found::kUnfinished : Found::kNothing;
 }
 
-std::string ShapeText(const std::vector<uint64_t>& shape) {
-  return absl::StrCat("(", absl::StrJoin(shape, ", "),
-                      shape.size() == 1 ? ",)" : ")");
-}
-
 // The checks the reference makes when its constructor finds a store.
-absl::Status CheckRequest(absl::string_view path, const OpenedStore& store,
+absl::Status CheckRequest(absl::string_view path, const TypedStore& store,
                           const StoreRequest& request) {
-  if (request.dtype.has_value() && !(*request.dtype == store.identity.dtype)) {
+  if (request.dtype.has_value() && !(*request.dtype == store.dtype())) {
     return absl::InvalidArgumentError(
-        absl::StrCat(path, " holds dtype ", DTypeToString(store.identity.dtype),
+        absl::StrCat(path, " holds dtype ", DTypeToString(store.dtype()),
                      ", cannot open as ", DTypeToString(*request.dtype)));
   }
-  const absl::string_view codec = store.engine->codec().name();
-  if (request.codec.has_value() && *request.codec != codec) {
-    return absl::InvalidArgumentError(absl::StrCat(path, " holds codec '",
-                                                   codec, "', cannot open as '",
-                                                   *request.codec, "'"));
+  if (request.codec.has_value() && *request.codec != store.codec()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, " holds codec '", store.codec(),
+                     "', cannot open as '", *request.codec, "'"));
   }
   if (request.item_shape.has_value() &&
-      *request.item_shape != store.identity.item_shape) {
+      *request.item_shape != store.identity().item_shape) {
     return absl::InvalidArgumentError(absl::StrCat(
-        path, " holds item_shape ", ShapeText(store.identity.item_shape),
+        path, " holds item_shape ", ShapeText(store.identity().item_shape),
         ", cannot open as ", ShapeText(*request.item_shape)));
   }
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::StatusOr<OpenedStore> CreateTypedStore(Vfs& vfs, absl::string_view path,
-                                             absl::string_view kind,
-                                             const TypeIdentity& identity,
-                                             const StoreOptions& options) {
-  LOADERX_ASSIGN_OR_RETURN(auto owner, FindTypedOwner(kind));
-  // Everything about the request is checked before anything is written.
-  LOADERX_ASSIGN_OR_RETURN(std::string encoded,
-                           owner->EncodeIdentity(identity));
-  LOADERX_ASSIGN_OR_RETURN(RecordGeometry geometry, owner->Geometry(identity));
-
+RecordEngineOptions EngineOptions(const StoreOptions& options) {
   RecordEngineOptions engine_options;
   engine_options.codec = options.codec;
   engine_options.codec_options.dictionary = options.dictionary;
   engine_options.codec_options.level = options.level;
   engine_options.thread_pool = options.thread_pool;
+  engine_options.read_only = options.read_only;
   engine_options.verify_checksums = options.verify_checksums;
+  return engine_options;
+}
+
+}  // namespace
+
+TypedStore::TypedStore(std::unique_ptr<RecordEngine> engine,
+                       std::shared_ptr<const TypedOwner> owner,
+                       TypeIdentity identity, RecordGeometry geometry)
+    : engine_(std::move(engine)),
+      owner_(std::move(owner)),
+      identity_(std::move(identity)),
+      geometry_(geometry),
+      layout_(MakeRecordLayout(*engine_, identity_, geometry_)) {}
+
+TypedStore::~TypedStore() = default;
+
+absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::Create(
+    Vfs& vfs, absl::string_view path, absl::string_view kind,
+    const TypeIdentity& identity, const StoreOptions& options) {
+  LOADERX_ASSIGN_OR_RETURN(auto owner, FindTypedOwner(kind));
+  // Everything about the request is checked before anything is written.
+  LOADERX_ASSIGN_OR_RETURN(std::string encoded,
+                           owner->EncodeIdentity(identity));
+  LOADERX_ASSIGN_OR_RETURN(RecordGeometry geometry,
+                           GeometryOf(*owner, identity));
+  RecordEngineOptions engine_options = EngineOptions(options);
+  engine_options.read_only = false;  // `StoreOptions::read_only`: ignored.
   LOADERX_ASSIGN_OR_RETURN(auto engine,
                            RecordEngine::Create(vfs, path, engine_options));
   TypedHeader header;
@@ -124,20 +183,32 @@ absl::StatusOr<OpenedStore> CreateTypedStore(Vfs& vfs, absl::string_view path,
   LOADERX_RETURN_IF_ERROR(file->WriteAt(0, header_bytes));
   LOADERX_RETURN_IF_ERROR(file->Sync());
   LOADERX_RETURN_IF_ERROR(vfs.SyncDirectory(std::string(path)));
-  return OpenedStore{std::move(engine), identity, geometry,
-                     /*typed_header_verified=*/true};
+  auto store = std::unique_ptr<TypedStore>(
+      new TypedStore(std::move(engine), std::move(owner), identity, geometry));
+  store->typed_header_verified_ = true;
+  return store;
 }
 
-absl::StatusOr<OpenedStore> OpenTypedStore(Vfs& vfs, absl::string_view path,
-                                           absl::string_view kind,
-                                           const StoreOptions& options) {
-  RecordEngineOptions engine_options;
-  engine_options.codec_options.level = options.level;
-  engine_options.thread_pool = options.thread_pool;
-  engine_options.read_only = options.read_only;
-  engine_options.verify_checksums = options.verify_checksums;
-  LOADERX_ASSIGN_OR_RETURN(auto engine,
-                           RecordEngine::Open(vfs, path, engine_options));
+absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::Open(
+    Vfs& vfs, absl::string_view path, absl::string_view kind,
+    const StoreOptions& options) {
+  if (kind.empty()) {
+    return absl::InvalidArgumentError(
+        "open: no kind given (`OpenAny` opens a store of any kind)");
+  }
+  return OpenOfKind(vfs, path, kind, options);
+}
+
+absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::OpenAny(
+    Vfs& vfs, absl::string_view path, const StoreOptions& options) {
+  return OpenOfKind(vfs, path, /*kind=*/"", options);
+}
+
+absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::OpenOfKind(
+    Vfs& vfs, absl::string_view path, absl::string_view kind,
+    const StoreOptions& options) {
+  LOADERX_ASSIGN_OR_RETURN(
+      auto engine, RecordEngine::Open(vfs, path, EngineOptions(options)));
   const std::string header_path = JoinPath(path, kTypedHeaderFile);
   absl::StatusOr<std::string> bytes = ReadFileToString(vfs, header_path);
   if (absl::IsNotFound(bytes.status())) {
@@ -148,40 +219,46 @@ absl::StatusOr<OpenedStore> OpenTypedStore(Vfs& vfs, absl::string_view path,
   LOADERX_ASSIGN_OR_RETURN(TypedHeader header,
                            DecodeTypedHeader(*bytes, header_path));
   LOADERX_ASSIGN_OR_RETURN(auto owner, OwnerOf(header, header_path));
-  if (owner->kind() != kind) return KindMismatch(path, owner->kind(), kind);
+  LOADERX_RETURN_IF_ERROR(CheckKind(path, *owner, kind));
   absl::StatusOr<TypeIdentity> identity =
       owner->DecodeIdentity(header.identity);
   if (!identity.ok()) {
     return absl::DataLossError(
         absl::StrCat(header_path, ": ", identity.status().message()));
   }
-  LOADERX_ASSIGN_OR_RETURN(RecordGeometry geometry, owner->Geometry(*identity));
+  LOADERX_ASSIGN_OR_RETURN(RecordGeometry geometry,
+                           GeometryOf(*owner, *identity));
   if (geometry.record_width != header.record_bytes) {
     return absl::DataLossError(
         absl::StrCat(header_path, ": record width ", header.record_bytes,
                      " does not match the identity's ", geometry.record_width));
   }
-  if (geometry.layout == RecordGeometry::Layout::kPayloadShapePairs &&
-      engine->length() % 2 != 0) {
-    return absl::DataLossError(
-        absl::StrCat("the ", kind, " store at ", path,
-                     " holds an odd number of physical records; payload/shape "
-                     "pairs are broken (damaged store)"));
+  auto store = std::unique_ptr<TypedStore>(new TypedStore(
+      std::move(engine), std::move(owner), *std::move(identity), geometry));
+  if (store->engine_->length() % store->layout_->group() != 0) {
+    return absl::DataLossError(absl::StrCat(
+        "the ", store->kind(), " store at ", path, " holds ",
+        store->engine_->length(), " physical records, not a whole number of ",
+        store->layout_->group(), "-record groups (damaged store)"));
   }
   // A store.zr that decodes and agrees with itself can still be flipped
   // (`<f4` to `>f4`): its checksum tells.
-  LOADERX_ASSIGN_OR_RETURN(const bool verified,
-                           engine->CheckTypedHeader(*bytes));
-  return OpenedStore{std::move(engine), *std::move(identity), geometry,
-                     verified};
+  LOADERX_ASSIGN_OR_RETURN(store->typed_header_verified_,
+                           store->engine_->CheckTypedHeader(*bytes));
+  return store;
 }
 
-absl::StatusOr<OpenedStore> OpenOrCreateTypedStore(
+absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::OpenOrCreate(
     Vfs& vfs, absl::string_view path, absl::string_view kind,
     const StoreRequest& request) {
-  if (kind != "dense" && request.item_shape.has_value()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("a ", kind, " store has no item_shape"));
+  std::shared_ptr<const TypedOwner> owner;
+  if (!kind.empty()) {
+    LOADERX_ASSIGN_OR_RETURN(owner, FindTypedOwner(kind));
+    if (owner->layout() != RecordGeometry::Layout::kFixedWidth &&
+        request.item_shape.has_value()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("a ", kind, " store has no item_shape"));
+    }
   }
   LOADERX_ASSIGN_OR_RETURN(Found found, Probe(vfs, path, kind));
   StoreOptions options;
@@ -192,13 +269,14 @@ absl::StatusOr<OpenedStore> OpenOrCreateTypedStore(
       return absl::InvalidArgumentError(
           "dict_bytes is only accepted when creating a store");
     }
-    LOADERX_ASSIGN_OR_RETURN(OpenedStore store,
-                             OpenTypedStore(vfs, path, kind, options));
-    LOADERX_RETURN_IF_ERROR(CheckRequest(path, store, request));
+    LOADERX_ASSIGN_OR_RETURN(auto store, OpenOfKind(vfs, path, kind, options));
+    LOADERX_RETURN_IF_ERROR(CheckRequest(path, *store, request));
     return store;
   }
-  const bool can_create = request.dtype.has_value() &&
-                          (kind != "dense" || request.item_shape.has_value());
+  const bool can_create =
+      owner != nullptr && request.dtype.has_value() &&
+      (owner->layout() != RecordGeometry::Layout::kFixedWidth ||
+       request.item_shape.has_value());
   if (!can_create) {
     if (found == Found::kUnfinished) {
       return absl::DataLossError(absl::StrCat(
@@ -217,11 +295,11 @@ absl::StatusOr<OpenedStore> OpenOrCreateTypedStore(
     return absl::InvalidArgumentError("dict_bytes requires codec='zstd_dict'");
   }
   options.dictionary = request.dictionary.value_or("");
-  absl::StatusOr<OpenedStore> created = CreateTypedStore(
-      vfs, path, kind,
-      TypeIdentity{*request.dtype,
-                   request.item_shape.value_or(std::vector<uint64_t>{})},
-      options);
+  absl::StatusOr<std::unique_ptr<TypedStore>> created =
+      Create(vfs, path, kind,
+             TypeIdentity{*request.dtype,
+                          request.item_shape.value_or(std::vector<uint64_t>{})},
+             options);
   if (found == Found::kUnfinished && absl::IsAlreadyExists(created.status())) {
     // meta.zr without store.zr that is not a creation to take over: as the
     // reference reports it, a bad format.
@@ -233,5 +311,168 @@ absl::StatusOr<OpenedStore> OpenOrCreateTypedStore(
   }
   return created;
 }
+
+uint64_t TypedStore::size() const {
+  return engine_->length() / layout_->group();
+}
+
+absl::string_view TypedStore::codec() const { return engine_->codec().name(); }
+
+bool TypedStore::has_dictionary() const {
+  return engine_->codec().uses_dictionary();
+}
+
+absl::Status TypedStore::CheckRecord(const ShapedRecord& record,
+                                     size_t position) const {
+  auto invalid = [&](auto... why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("append: record ", position, " ", why...));
+  };
+  if (record.dtype != nullptr && !(*record.dtype == identity_.dtype)) {
+    return invalid("has dtype ", DTypeToString(*record.dtype),
+                   ", the store's dtype is ", DTypeToString(identity_.dtype));
+  }
+  if (record.shape.size() > kMaxDimensions) {
+    return invalid("has ", record.shape.size(), " dimensions; at most ",
+                   kMaxDimensions);
+  }
+  if (fixed_width() && record.shape != identity_.item_shape) {
+    return invalid("has shape ", ShapeText(record.shape),
+                   ", the store's records have shape ",
+                   ShapeText(identity_.item_shape));
+  }
+  if (record.data.empty()) {
+    return invalid("(shape ", ShapeText(record.shape),
+                   ") is empty; zero-byte arrays cannot be stored");
+  }
+  if (record.data.size() > kMaxRecordBytes) {
+    return RecordTooLargeError(
+        absl::StrCat("append: record ", position, " has ", record.data.size(),
+                     " bytes; a record is at most 2^31"));
+  }
+  const std::optional<uint64_t> bytes =
+      ShapeBytes(record.shape, geometry_.item_size, kMaxRecordBytes);
+  if (!bytes.has_value() || *bytes != record.data.size()) {
+    return invalid("has ", record.data.size(), " bytes; shape ",
+                   ShapeText(record.shape), " of dtype ",
+                   DTypeToString(identity_.dtype), " (", geometry_.item_size,
+                   "-byte items) does not hold that");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> TypedStore::Append(
+    absl::Span<const ShapedRecord> records) {
+  if (records.empty()) {
+    return absl::InvalidArgumentError("append needs at least one record");
+  }
+  for (size_t i = 0; i < records.size(); ++i) {
+    LOADERX_RETURN_IF_ERROR(CheckRecord(records[i], i));
+  }
+  return layout_->Append(records);
+}
+
+absl::StatusOr<uint64_t> TypedStore::AppendBatch(const ShapedRecord& batch) {
+  // A 0-d array is one record of shape (), as the reference reshapes it.
+  const uint64_t count = batch.shape.empty() ? 1 : batch.shape[0];
+  if (count == 0) {
+    return absl::InvalidArgumentError("append needs at least one record");
+  }
+  ShapedRecord first;
+  first.dtype = batch.dtype;
+  if (!batch.shape.empty()) {
+    first.shape.assign(batch.shape.begin() + 1, batch.shape.end());
+  }
+  if (batch.data.size() % count != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("append: ", batch.data.size(), " bytes are not ", count,
+                     " records of equal size"));
+  }
+  first.data = batch.data.substr(0, batch.data.size() / count);
+  // Every record has the first one's dtype, shape and size.
+  LOADERX_RETURN_IF_ERROR(CheckRecord(first, 0));
+  return layout_->AppendBatch(batch.data, count, first.shape);
+}
+
+absl::Status TypedStore::RequireFixedWidth(absl::string_view operation) const {
+  if (fixed_width()) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      operation, ": the '", kind(),
+      "' store's records carry their own shapes; it has no fixed width"));
+}
+
+absl::StatusOr<uint64_t> TypedStore::AppendFixed(absl::string_view data) {
+  LOADERX_RETURN_IF_ERROR(RequireFixedWidth("append"));
+  if (data.empty() || data.size() % geometry_.record_width != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "append: ", data.size(), " bytes are not a whole, nonzero number of ",
+        geometry_.record_width, "-byte records"));
+  }
+  return layout_->AppendBatch(data, data.size() / geometry_.record_width,
+                              identity_.item_shape);
+}
+
+absl::StatusOr<ShapedBatch> TypedStore::Read(absl::Span<const uint64_t> indices,
+                                             BatchAllocator allocate) const {
+  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, size()));
+  return layout_->Read(indices, allocate);
+}
+
+absl::Status TypedStore::GatherFixed(absl::Span<const uint64_t> indices,
+                                     absl::Span<char> destination) const {
+  LOADERX_RETURN_IF_ERROR(RequireFixedWidth("gather"));
+  return engine_->GatherFixed(indices, geometry_.record_width, destination);
+}
+
+absl::StatusOr<std::vector<std::vector<uint64_t>>> TypedStore::Shapes(
+    absl::Span<const uint64_t> indices) const {
+  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, size()));
+  return layout_->Shapes(indices);
+}
+
+absl::Status TypedStore::Gather(
+    absl::Span<const uint64_t> indices,
+    absl::Span<const absl::Span<char>> destinations) const {
+  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, size()));
+  return layout_->Gather(indices, destinations);
+}
+
+absl::Status TypedStore::Delete(absl::Span<const uint64_t> indices) {
+  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, size()));
+  // A record's engine records go together: the engine's descending
+  // swap-last moves the last group's k-th record into the k-th slot.
+  const uint64_t group = layout_->group();
+  std::vector<uint64_t> physical;
+  physical.reserve(group * indices.size());
+  for (uint64_t index : indices) {
+    for (uint64_t k = 0; k < group; ++k) physical.push_back(group * index + k);
+  }
+  return engine_->Delete(physical);
+}
+
+absl::Status TypedStore::Compact() { return engine_->Compact(); }
+
+absl::StatusOr<StoreStats> TypedStore::Stats() const {
+  LOADERX_ASSIGN_OR_RETURN(StoreStats stats, engine_->Stats());
+  stats.records /= layout_->group();
+  return stats;
+}
+
+absl::Status TypedStore::Sync() { return engine_->Sync(); }
+
+absl::StatusOr<VerifyReport> TypedStore::Verify() const {
+  // A group of engine records (a ragged record's payload and shape) is one
+  // record, verified when all of them are; the layout's own check catches
+  // damage no checksum shows (1.7.7's records have none).
+  LOADERX_ASSIGN_OR_RETURN(
+      VerifyReport report,
+      engine_->Verify(layout_->group(), [this](uint64_t index) {
+        return layout_->CheckStoredRecord(index);
+      }));
+  report.metadata_verified = report.metadata_verified && typed_header_verified_;
+  return report;
+}
+
+bool TypedStore::read_only() const { return engine_->read_only(); }
 
 }  // namespace loaderx

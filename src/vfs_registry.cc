@@ -3,6 +3,8 @@
 #include <memory>
 #include <utility>
 
+#include "src/registration.h"
+
 namespace loaderx {
 
 Registry<VfsFactory>& VfsRegistry() {

@@ -8,15 +8,18 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "loaderx/dense_store.h"
 #include "loaderx/error_code.h"
-#include "loaderx/ragged_store.h"
+#include "loaderx/spi/limits.h"
+#include "loaderx/thread_pool.h"
+#include "loaderx/typed_store.h"
 #include "loaderx/vfs.h"
 #include "loaderx/zstd_dictionary.h"
 #include "swig/binding_status.h"
 
 namespace loaderx::binding {
 namespace {
+
+constexpr char kDenseKind[] = "dense";
 
 template <typename T>
 absl::Span<const T> Values(ConstBuffer buffer, absl::string_view what) {
@@ -66,19 +69,67 @@ StoreOptions Options(const std::string& codec, const Bytes& dictionary) {
   return options;
 }
 
+// Indices in the engine's terms: uint64 buffers as they are (no copy),
+// int64 ones with negatives counted from the end once, masks as the
+// positions they select. OutOfRange for a negative index past the start
+// and for a mask of another shape than (length,); indices past the end are
+// the store's to refuse.
+class ResolvedIndices {
+ public:
+  ResolvedIndices(const IndexBuffer& buffer, uint64_t length) {
+    switch (buffer.kind) {
+      case IndexBuffer::Kind::kUnsigned:
+        span_ = absl::MakeConstSpan(static_cast<const uint64_t*>(buffer.data),
+                                    buffer.count);
+        return;
+      case IndexBuffer::Kind::kSigned: {
+        const auto* values = static_cast<const int64_t*>(buffer.data);
+        owned_.resize(buffer.count);
+        for (size_t i = 0; i < buffer.count; ++i) {
+          if (values[i] >= 0) {
+            owned_[i] = static_cast<uint64_t>(values[i]);
+            continue;
+          }
+          // -values[i], without overflow for INT64_MIN.
+          const uint64_t back = static_cast<uint64_t>(-(values[i] + 1)) + 1;
+          if (back > length) {
+            ThrowIfError(absl::OutOfRangeError(
+                absl::StrCat("index ", values[i], " (position ", i,
+                             ") is out of range for ", length, " records")));
+          }
+          owned_[i] = length - back;
+        }
+        break;
+      }
+      case IndexBuffer::Kind::kMask: {
+        if (buffer.ndim != 1 || buffer.count != length) {
+          ThrowIfError(absl::OutOfRangeError(absl::StrCat(
+              "a boolean mask selects from ", length, " records, so it has ",
+              "shape (", length, ",); this one has ", buffer.count,
+              " flags in ", buffer.ndim, " dimensions")));
+        }
+        const auto* flags = static_cast<const bool*>(buffer.data);
+        for (size_t i = 0; i < buffer.count; ++i) {
+          if (flags[i]) owned_.push_back(i);
+        }
+        break;
+      }
+    }
+    span_ = owned_;
+  }
+
+  absl::Span<const uint64_t> span() const { return span_; }
+
+ private:
+  std::vector<uint64_t> owned_;
+  absl::Span<const uint64_t> span_;
+};
+
 std::vector<uint64_t> Shape(const Int64Array& dims) {
   std::vector<uint64_t> shape;
   for (int64_t dim : dims)
     shape.push_back(Count(dim, "an item_shape dimension"));
   return shape;
-}
-
-template <typename Store>
-Store& Require(const std::unique_ptr<Store>& store) {
-  if (store == nullptr) {
-    ThrowIfError(absl::FailedPreconditionError("the store is closed"));
-  }
-  return *store;
 }
 
 }  // namespace
@@ -97,6 +148,10 @@ void OpenRequest::set_level(int level) { request_.level = level; }
 
 Bytes train_zstd_dictionary(ConstBuffer data, ConstBuffer byte_sizes,
                             int64_t capacity) {
+  if (capacity <= 0) {
+    ThrowIfError(absl::InvalidArgumentError(absl::StrCat(
+        "train: the dictionary target must be positive, got ", capacity)));
+  }
   std::vector<absl::string_view> samples;
   const char* bytes = static_cast<const char*>(data.data);
   size_t offset = 0;
@@ -104,184 +159,113 @@ Bytes train_zstd_dictionary(ConstBuffer data, ConstBuffer byte_sizes,
     const uint64_t n = Count(size, "a sample size");
     if (n > data.size - offset) {
       ThrowIfError(absl::InvalidArgumentError(
-          "train: the sample sizes exceed the data"));
+          "train: the sample sizes exceed the sample buffer"));
     }
     samples.emplace_back(bytes + offset, n);
     offset += n;
   }
-  return ValueOrThrow(TrainZstdDictionary(
-      samples, static_cast<size_t>(Count(capacity, "capacity"))));
+  if (offset != data.size) {
+    ThrowIfError(absl::InvalidArgumentError(absl::StrCat(
+        "train: the sample sizes cover ", offset, " of the sample buffer's ",
+        data.size, " bytes; they must cover it exactly")));
+  }
+  return ValueOrThrow(
+      TrainZstdDictionary(samples, static_cast<size_t>(capacity)));
 }
+
+int num_threads() { return DefaultThreadCount(); }
+
+void set_num_threads(int threads) {
+  if (threads < 1) {
+    ThrowIfError(absl::InvalidArgumentError(absl::StrCat(
+        "set_num_threads: at least 1 thread (the caller), got ", threads)));
+  }
+  SetDefaultThreadCount(threads);
+}
+
+int64_t max_record_bytes() { return static_cast<int64_t>(kMaxRecordBytes); }
 
 std::string error_code_message(int code) {
   return std::string(ErrorCodeMessage(static_cast<ErrorCode>(code)));
 }
 
-DenseStoreHandle::DenseStoreHandle(const Filesystem& fs,
-                                   const std::string& path)
-    : vfs_(fs.vfs()), store_(ValueOrThrow(DenseStore::Open(*vfs_, path))) {}
-
-DenseStoreHandle::DenseStoreHandle(const Filesystem& fs,
-                                   const std::string& path, const DType& dtype,
-                                   const Int64Array& item_shape,
-                                   const std::string& codec,
-                                   const Bytes& dictionary)
-    : vfs_(fs.vfs()),
-      store_(ValueOrThrow(DenseStore::Create(
-          *vfs_, path, TypeIdentity{dtype, Shape(item_shape)},
-          Options(codec, dictionary)))) {}
-
-DenseStoreHandle::DenseStoreHandle(const Filesystem& fs,
-                                   const std::string& path,
-                                   const OpenRequest& request)
+StoreHandle::StoreHandle(const Filesystem& fs, const std::string& path,
+                         const std::string& kind, const OpenRequest& request)
     : vfs_(fs.vfs()),
       store_(ValueOrThrow(
-          DenseStore::OpenOrCreate(*vfs_, path, request.request()))) {}
+          TypedStore::OpenOrCreate(*vfs_, path, kind, request.request()))) {}
 
-DenseStoreHandle::~DenseStoreHandle() = default;
+StoreHandle::StoreHandle(const Filesystem& fs,
+                         std::unique_ptr<TypedStore> store)
+    : vfs_(fs.vfs()), store_(std::move(store)) {}
 
-DenseStore& DenseStoreHandle::store() const { return Require(store_); }
+StoreHandle::~StoreHandle() = default;
 
-DType DenseStoreHandle::dtype() const { return store().identity().dtype; }
+TypedStore& StoreHandle::store() const {
+  if (store_ == nullptr) {
+    ThrowIfError(absl::FailedPreconditionError("the store is closed"));
+  }
+  return *store_;
+}
 
-Int64Array DenseStoreHandle::item_shape() const {
+std::string StoreHandle::kind() const { return std::string(store().kind()); }
+
+bool StoreHandle::fixed_width() const { return store().fixed_width(); }
+
+DType StoreHandle::dtype() const { return store().dtype(); }
+
+Int64Array StoreHandle::item_shape() const {
   const auto& shape = store().identity().item_shape;
   return Int64Array(shape.begin(), shape.end());
 }
 
-int64_t DenseStoreHandle::record_bytes() const {
+int64_t StoreHandle::record_bytes() const {
   return static_cast<int64_t>(store().record_bytes());
 }
 
-int64_t DenseStoreHandle::size() const {
-  return static_cast<int64_t>(store().size());
-}
-
-std::string DenseStoreHandle::codec() const {
-  return std::string(store().codec());
-}
-
-bool DenseStoreHandle::has_dict() const { return store().has_dictionary(); }
-
-int64_t DenseStoreHandle::append(ConstBuffer data) {
-  return static_cast<int64_t>(ValueOrThrow(store().Append(
-      absl::string_view(static_cast<const char*>(data.data), data.size))));
-}
-
-void DenseStoreHandle::gather_into(ConstBuffer indices,
-                                   MutableBuffer out) const {
-  ThrowIfError(
-      store().Gather(Values<uint64_t>(indices, "indices"),
-                     absl::MakeSpan(static_cast<char*>(out.data), out.size)));
-}
-
-void DenseStoreHandle::delete_records(ConstBuffer indices) {
-  ThrowIfError(store().Delete(Values<uint64_t>(indices, "indices")));
-}
-
-int64_t DenseStoreHandle::append_bytes(const Bytes& data) {
-  return static_cast<int64_t>(ValueOrThrow(store().Append(data)));
-}
-
-Bytes DenseStoreHandle::gather(const Int64Array& indices) const {
-  const std::vector<uint64_t> checked = JavaIndices(indices);
-  Bytes out(checked.size() * store().record_bytes(), '\0');
-  ThrowIfError(store().Gather(checked, absl::MakeSpan(out)));
-  return out;
-}
-
-void DenseStoreHandle::delete_indices(const Int64Array& indices) {
-  ThrowIfError(store().Delete(JavaIndices(indices)));
-}
-
-void DenseStoreHandle::compact() { ThrowIfError(store().Compact()); }
-
-StoreStatistics DenseStoreHandle::stats() const {
-  return ToStatistics(ValueOrThrow(store().Stats()));
-}
-
-void DenseStoreHandle::sync() { ThrowIfError(store().Sync()); }
-
-void DenseStoreHandle::close() { store_.reset(); }
-
-RaggedStoreHandle::RaggedStoreHandle(const Filesystem& fs,
-                                     const std::string& path)
-    : vfs_(fs.vfs()), store_(ValueOrThrow(RaggedStore::Open(*vfs_, path))) {}
-
-RaggedStoreHandle::RaggedStoreHandle(const Filesystem& fs,
-                                     const std::string& path,
-                                     const DType& dtype,
-                                     const std::string& codec,
-                                     const Bytes& dictionary)
-    : vfs_(fs.vfs()),
-      store_(ValueOrThrow(RaggedStore::Create(*vfs_, path, dtype,
-                                              Options(codec, dictionary)))) {}
-
-RaggedStoreHandle::RaggedStoreHandle(const Filesystem& fs,
-                                     const std::string& path,
-                                     const OpenRequest& request)
-    : vfs_(fs.vfs()),
-      store_(ValueOrThrow(
-          RaggedStore::OpenOrCreate(*vfs_, path, request.request()))) {}
-
-RaggedStoreHandle::~RaggedStoreHandle() = default;
-
-RaggedStore& RaggedStoreHandle::store() const { return Require(store_); }
-
-DType RaggedStoreHandle::dtype() const { return store().dtype(); }
-
-int64_t RaggedStoreHandle::item_size() const {
+int64_t StoreHandle::item_size() const {
   return static_cast<int64_t>(store().item_size());
 }
 
-int64_t RaggedStoreHandle::size() const {
+int64_t StoreHandle::size() const {
   return static_cast<int64_t>(store().size());
 }
 
-std::string RaggedStoreHandle::codec() const {
-  return std::string(store().codec());
+std::string StoreHandle::codec() const { return std::string(store().codec()); }
+
+bool StoreHandle::has_dict() const { return store().has_dictionary(); }
+
+int64_t StoreHandle::append_array(const DType& dtype, const Int64Array& shape,
+                                  ConstBuffer data) {
+  ShapedRecord batch;
+  batch.data =
+      absl::string_view(static_cast<const char*>(data.data), data.size);
+  batch.shape = Shape(shape);
+  batch.dtype = &dtype;
+  return static_cast<int64_t>(ValueOrThrow(store().AppendBatch(batch)));
 }
 
-bool RaggedStoreHandle::has_dict() const { return store().has_dictionary(); }
-
-int64_t RaggedStoreHandle::append_packed(ConstBuffer data,
-                                         ConstBuffer byte_sizes,
-                                         ConstBuffer shapes) {
-  const absl::Span<const int64_t> sizes =
-      Values<int64_t>(byte_sizes, "byte_sizes");
-  const absl::Span<const int64_t> flat = Values<int64_t>(shapes, "shapes");
-  std::vector<RaggedRecord> records(sizes.size());
-  const char* bytes = static_cast<const char*>(data.data);
-  size_t offset = 0, position = 0;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    const uint64_t size = Count(sizes[i], "a record size");
-    if (size > data.size - offset) {
-      ThrowIfError(absl::InvalidArgumentError(
-          "append: the record sizes exceed the data"));
-    }
-    records[i].data = absl::string_view(bytes + offset, size);
-    offset += size;
-    if (position >= flat.size() ||
-        Count(flat[position], "ndim") > flat.size() - position - 1) {
-      ThrowIfError(absl::InvalidArgumentError("append: shapes are truncated"));
-    }
-    const size_t ndim = flat[position++];
-    for (size_t d = 0; d < ndim; ++d) {
-      records[i].shape.push_back(Count(flat[position++], "a dimension"));
-    }
+int64_t StoreHandle::append_records(const RecordArrays& records) {
+  std::vector<ShapedRecord> shaped(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    shaped[i].data = absl::string_view(
+        static_cast<const char*>(records[i].data.data), records[i].data.size);
+    shaped[i].shape = records[i].shape;
+    shaped[i].dtype = &records[i].dtype;
   }
-  if (offset != data.size || position != flat.size()) {
-    ThrowIfError(absl::InvalidArgumentError(
-        "append: data or shapes left over after the last record"));
-  }
-  return static_cast<int64_t>(ValueOrThrow(store().Append(records)));
+  return static_cast<int64_t>(ValueOrThrow(store().Append(shaped)));
 }
 
-Int64Array RaggedStoreHandle::read(ConstBuffer indices,
-                                   OutputBuffer& out) const {
-  const RaggedBatch batch = ValueOrThrow(store().Read(
-      Values<uint64_t>(indices, "indices"),
-      [&](uint64_t bytes) -> absl::StatusOr<absl::Span<char>> {
+void StoreHandle::gather_into(IndexBuffer indices, MutableBuffer out) const {
+  const ResolvedIndices resolved(indices, store().size());
+  ThrowIfError(store().GatherFixed(
+      resolved.span(), absl::MakeSpan(static_cast<char*>(out.data), out.size)));
+}
+
+BatchLayout StoreHandle::read(IndexBuffer indices, OutputBuffer& out) const {
+  const ResolvedIndices resolved(indices, store().size());
+  ShapedBatch batch = ValueOrThrow(store().Read(
+      resolved.span(), [&](uint64_t bytes) -> absl::StatusOr<absl::Span<char>> {
         char* buffer = out.Allocate(bytes);
         if (buffer == nullptr) {
           return WithErrorCode(
@@ -291,26 +275,57 @@ Int64Array RaggedStoreHandle::read(ConstBuffer indices,
         }
         return absl::MakeSpan(buffer, bytes);
       }));
-  Int64Array flat;
-  for (const auto& shape : batch.shapes) {
-    flat.push_back(static_cast<int64_t>(shape.size()));
-    for (uint64_t dim : shape) flat.push_back(static_cast<int64_t>(dim));
-  }
-  return flat;
+  return BatchLayout{std::move(batch.shapes), std::move(batch.offsets)};
 }
 
-void RaggedStoreHandle::delete_records(ConstBuffer indices) {
-  ThrowIfError(store().Delete(Values<uint64_t>(indices, "indices")));
+void StoreHandle::delete_records(IndexBuffer indices) {
+  const ResolvedIndices resolved(indices, store().size());
+  ThrowIfError(store().Delete(resolved.span()));
 }
 
-void RaggedStoreHandle::compact() { ThrowIfError(store().Compact()); }
+int64_t StoreHandle::append_bytes(const Bytes& data) {
+  return static_cast<int64_t>(ValueOrThrow(store().AppendFixed(data)));
+}
 
-StoreStatistics RaggedStoreHandle::stats() const {
+Bytes StoreHandle::gather(const Int64Array& indices) const {
+  const std::vector<uint64_t> checked = JavaIndices(indices);
+  Bytes out(checked.size() * store().record_bytes(), '\0');
+  ThrowIfError(store().GatherFixed(checked, absl::MakeSpan(out)));
+  return out;
+}
+
+void StoreHandle::delete_indices(const Int64Array& indices) {
+  ThrowIfError(store().Delete(JavaIndices(indices)));
+}
+
+void StoreHandle::compact() { ThrowIfError(store().Compact()); }
+
+StoreStatistics StoreHandle::stats() const {
   return ToStatistics(ValueOrThrow(store().Stats()));
 }
 
-void RaggedStoreHandle::sync() { ThrowIfError(store().Sync()); }
+void StoreHandle::sync() { ThrowIfError(store().Sync()); }
 
-void RaggedStoreHandle::close() { store_.reset(); }
+void StoreHandle::close() { store_.reset(); }
+
+DenseStoreHandle::DenseStoreHandle(const Filesystem& fs,
+                                   const std::string& path)
+    : StoreHandle(
+          fs, ValueOrThrow(TypedStore::Open(*fs.vfs(), path, kDenseKind))) {}
+
+DenseStoreHandle::DenseStoreHandle(const Filesystem& fs,
+                                   const std::string& path, const DType& dtype,
+                                   const Int64Array& item_shape,
+                                   const std::string& codec,
+                                   const Bytes& dictionary)
+    : StoreHandle(fs, ValueOrThrow(TypedStore::Create(
+                          *fs.vfs(), path, kDenseKind,
+                          TypeIdentity{dtype, Shape(item_shape)},
+                          Options(codec, dictionary)))) {}
+
+DenseStoreHandle::DenseStoreHandle(const Filesystem& fs,
+                                   const std::string& path,
+                                   const OpenRequest& request)
+    : StoreHandle(fs, path, kDenseKind, request) {}
 
 }  // namespace loaderx::binding

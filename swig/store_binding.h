@@ -1,14 +1,14 @@
 // The stores' part of the binding surface (see `binding.h` for the plain
-// types, buffers and errors): dense and ragged store handles on a
-// `Filesystem`, the reference's open-or-create request, dictionary training
-// and the reference's error messages.
+// types, buffers and errors): typed store handles on a `Filesystem`, the
+// reference's open-or-create request, dictionary training, the size of the
+// shared thread pool and the reference's error messages.
 //
 // Dtypes cross as `loaderx::DType`: in Python a numpy dtype identity, the
 // `dtype.str` string or the `dtype.descr` list (see `loaderx.i`); in Java the
 // `dtype.str` string (simple dtypes), and `DTypeToString` on the way out.
-// Record indices are uint64 buffers in Python (range-checked as uint64,
-// never narrowed first) and `long[]` in Java (negative values are out of
-// range).
+// Record indices are numpy buffers in Python (`IndexBuffer`: uint64 arrays
+// range-checked as they are, never narrowed first) and `long[]` in Java
+// (negative values are out of range).
 
 #ifndef LOADERX_SWIG_STORE_BINDING_H_
 #define LOADERX_SWIG_STORE_BINDING_H_
@@ -17,14 +17,14 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "loaderx/dtype.h"
 #include "loaderx/store_options.h"
 #include "swig/binding.h"
 
 namespace loaderx {
-class DenseStore;
-class RaggedStore;
+class TypedStore;
 }  // namespace loaderx
 
 namespace loaderx::binding {
@@ -64,35 +64,75 @@ class OutputBuffer {
   virtual char* Allocate(size_t size) = 0;
 };
 
-// A dense store (`loaderx/dense_store.h`) on a `Filesystem`, which it keeps
-// alive. The Python forms read and fill buffers in place, the Java forms
-// copy arrays.
-class DenseStoreHandle {
- public:
-  // Opens the dense store at `path`.
-  DenseStoreHandle(const Filesystem& fs, const std::string& path);
-  // Creates one of `dtype` x `item_shape` with `codec` (and `dictionary`
-  // for zstd_dict); AlreadyExists if a store is there.
-  DenseStoreHandle(const Filesystem& fs, const std::string& path,
-                   const loaderx::DType& dtype, const Int64Array& item_shape,
-                   const std::string& codec, const Bytes& dictionary);
-  // Opens or creates, as the reference's constructor.
-  DenseStoreHandle(const Filesystem& fs, const std::string& path,
-                   const OpenRequest& request);
-  ~DenseStoreHandle();
+// Record indices as a Python buffer (a numpy array) holds them: uint64 (used
+// as they are), int64 (a negative index counts from the end, once) or a
+// boolean mask (one flag per record, selecting the records it marks). Valid
+// only during the call.
+struct IndexBuffer {
+  enum class Kind { kUnsigned, kSigned, kMask };
+  Kind kind = Kind::kUnsigned;
+  const void* data = nullptr;
+  size_t count = 0;  // Elements.
+  int ndim = 1;      // Of the buffer; a mask must be one-dimensional.
+};
 
+// One record to append as an array (Python: a (dtype identity, shape,
+// bytes) tuple): `data` holds prod(shape) items of `dtype`. Valid only
+// during the call.
+struct RecordArray {
+  loaderx::DType dtype;
+  std::vector<uint64_t> shape;
+  ConstBuffer data;
+};
+using RecordArrays = std::vector<RecordArray>;
+
+// Where a batch read put each record in its buffer: record i has
+// `shapes[i]` and starts at byte `offsets[i]` (Python: a (list of shape
+// tuples, list of offsets) tuple).
+struct BatchLayout {
+  std::vector<std::vector<uint64_t>> shapes;
+  std::vector<uint64_t> offsets;
+};
+
+// A typed store (`loaderx/typed_store.h`) of any registered kind on a
+// `Filesystem`, which it keeps alive: the dense and ragged stores and any
+// owner linked into the binding. The Python forms read and fill buffers in
+// place, the Java forms copy arrays (fixed-width stores only).
+class StoreHandle {
+ public:
+  // Opens or creates, as the reference's constructor, a store of `kind`
+  // (empty: open whatever kind is there).
+  StoreHandle(const Filesystem& fs, const std::string& path,
+              const std::string& kind, const OpenRequest& request);
+  virtual ~StoreHandle();
+
+  std::string kind() const;
+  // Whether records share one width and shape (the fixed-width layout) or
+  // each carries its own shape.
+  bool fixed_width() const;
   loaderx::DType dtype() const;
+  // The records' shape in a fixed-width store; empty in a shaped one.
   Int64Array item_shape() const;
+  // Bytes per record (fixed width; 0 for shaped stores) and per item.
   int64_t record_bytes() const;
+  int64_t item_size() const;
   int64_t size() const;
   std::string codec() const;
   bool has_dict() const;
 
-  // Python: `data` holds whole records back to back; `indices` uint64.
-  int64_t append(ConstBuffer data);
-  void gather_into(ConstBuffer indices, MutableBuffer out) const;
-  void delete_records(ConstBuffer indices);
-  // Java.
+  // Python. `append_array` appends the records of one array whose first
+  // axis counts them (a 0-d array is one record); `append_records` one
+  // record per element. The store checks dtypes, shapes and sizes.
+  int64_t append_array(const loaderx::DType& dtype, const Int64Array& shape,
+                       ConstBuffer data);
+  int64_t append_records(const RecordArrays& records);
+  // Fixed-width stores: the records at `indices` into `out`, back to back.
+  void gather_into(IndexBuffer indices, MutableBuffer out) const;
+  // Reads the records at `indices` in one pass: their payloads go back to
+  // back into one `out` buffer of exactly their size (validated shapes).
+  BatchLayout read(IndexBuffer indices, OutputBuffer& out) const;
+  void delete_records(IndexBuffer indices);
+  // Java (fixed-width stores): whole records back to back.
   int64_t append_bytes(const Bytes& data);
   Bytes gather(const Int64Array& indices) const;
   void delete_indices(const Int64Array& indices);
@@ -104,59 +144,45 @@ class DenseStoreHandle {
   // FailedPrecondition.
   void close();
 
- private:
-  DenseStore& store() const;
+ protected:
+  StoreHandle(const Filesystem& fs, std::unique_ptr<TypedStore> store);
+  TypedStore& store() const;
 
+ private:
   std::shared_ptr<Vfs> vfs_;
-  std::unique_ptr<DenseStore> store_;
+  std::unique_ptr<TypedStore> store_;
 };
 
-// A ragged store (`loaderx/ragged_store.h`). Records travel packed: their
-// bytes back to back, with per-record byte sizes (int64), and shapes
-// flattened (int64) as [ndim, dim0, dim1, ..., ndim, ...].
-class RaggedStoreHandle {
+// A dense store (`loaderx/dense_store.h`): Java's typed store handle.
+class DenseStoreHandle : public StoreHandle {
  public:
-  RaggedStoreHandle(const Filesystem& fs, const std::string& path);
-  RaggedStoreHandle(const Filesystem& fs, const std::string& path,
-                    const loaderx::DType& dtype, const std::string& codec,
-                    const Bytes& dictionary);
-  RaggedStoreHandle(const Filesystem& fs, const std::string& path,
-                    const OpenRequest& request);
-  ~RaggedStoreHandle();
-
-  loaderx::DType dtype() const;
-  int64_t item_size() const;
-  int64_t size() const;
-  std::string codec() const;
-  bool has_dict() const;
-
-  int64_t append_packed(ConstBuffer data, ConstBuffer byte_sizes,
-                        ConstBuffer shapes);
-  // Reads the records at `indices` (uint64) in one pass: their payloads go
-  // back to back into one `out` buffer of exactly their size, and the
-  // flattened shapes are returned (record i's bytes are prod(shape) *
-  // item_size, validated).
-  Int64Array read(ConstBuffer indices, OutputBuffer& out) const;
-  void delete_records(ConstBuffer indices);
-
-  void compact();
-  StoreStatistics stats() const;
-  void sync();
-  void close();
-
- private:
-  RaggedStore& store() const;
-
-  std::shared_ptr<Vfs> vfs_;
-  std::unique_ptr<RaggedStore> store_;
+  // Opens the dense store at `path`.
+  DenseStoreHandle(const Filesystem& fs, const std::string& path);
+  // Creates one of `dtype` x `item_shape` with `codec` (and `dictionary`
+  // for zstd_dict); AlreadyExists if a store is there.
+  DenseStoreHandle(const Filesystem& fs, const std::string& path,
+                   const loaderx::DType& dtype, const Int64Array& item_shape,
+                   const std::string& codec, const Bytes& dictionary);
+  // Opens or creates, as the reference's constructor.
+  DenseStoreHandle(const Filesystem& fs, const std::string& path,
+                   const OpenRequest& request);
 };
 
-// Trains a zstd dictionary of at most `capacity` bytes on samples packed
-// back to back in `data`, `byte_sizes` (int64) long each, as zstd's trainer
-// does with default parameters. Too few or too small samples: the
-// reference's -9.
+// Trains a zstd dictionary of at most `capacity` (> 0) bytes on samples
+// packed back to back in `data`, `byte_sizes` (int64, non-negative, summing
+// to exactly the data's size) long each, as zstd's trainer does with
+// default parameters. Too few or too small samples: the reference's -9.
 Bytes train_zstd_dictionary(ConstBuffer data, ConstBuffer byte_sizes,
                             int64_t capacity);
+
+// The process-wide thread pool every store's compression and gathers share
+// (`loaderx/thread_pool.h`): how many threads a call may use, and setting
+// it (at least 1) for stores opened afterwards.
+int num_threads();
+void set_num_threads(int threads);
+
+// The largest record, in bytes (2^31).
+int64_t max_record_bytes();
 
 // The reference's message for store error `code` ("index out of range").
 std::string error_code_message(int code);

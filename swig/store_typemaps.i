@@ -10,8 +10,14 @@
 //   OutputBuffer&    Python: no argument; a bytearray the native side
 //                    allocates once, returned after the call's own result
 //                    as a (result, bytearray) tuple. Not in Java.
+//   IndexBuffer      Python: a contiguous uint64, int64 or bool numpy array
+//                    (TypeError for anything else). Not in Java.
+//   RecordArrays     Python: a sequence of (dtype identity, shape, buffer)
+//                    tuples, the buffers read in place. Not in Java.
+//   BatchLayout      Python: (list of shape tuples, list of byte offsets).
 
 %{
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -186,8 +192,166 @@ class PythonOutputBuffer final : public loaderx::binding::OutputBuffer {
   PyObject* array_ = nullptr;
 };
 
+// `view` (requested with PyBUF_FORMAT) as record indices; false, with
+// TypeError pending, for a buffer of another element type.
+bool IndexBufferOf(const Py_buffer& view, loaderx::binding::IndexBuffer* out) {
+  using Kind = loaderx::binding::IndexBuffer::Kind;
+  const char* format = view.format != nullptr ? view.format : "B";
+  // numpy spells native order with no prefix, '=' or '<' on this machine.
+  if (*format == '@' || *format == '=' || *format == '<') ++format;
+  const bool single = format[0] != '\0' && format[1] == '\0';
+  if (single && view.itemsize == 8 && (*format == 'q' || *format == 'l')) {
+    out->kind = Kind::kSigned;
+  } else if (single && view.itemsize == 8 &&
+             (*format == 'Q' || *format == 'L')) {
+    out->kind = Kind::kUnsigned;
+  } else if (single && view.itemsize == 1 && *format == '?') {
+    out->kind = Kind::kMask;
+  } else {
+    PyErr_Format(PyExc_TypeError,
+                 "indices are a uint64, int64 or bool array, not one of "
+                 "format '%s' (%zd-byte items)",
+                 view.format != nullptr ? view.format : "B", view.itemsize);
+    return false;
+  }
+  out->data = view.buf;
+  out->count = static_cast<size_t>(view.len / view.itemsize);
+  out->ndim = view.ndim;
+  return true;
+}
+
+// A Python sequence of ints as a shape; false with an error pending.
+bool PythonToShape(PyObject* object, std::vector<uint64_t>* shape) {
+  PyObject* sequence = PySequence_Fast(object, "a shape is a sequence of ints");
+  if (sequence == nullptr) return false;
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(sequence);
+  shape->resize(static_cast<size_t>(n));
+  for (Py_ssize_t d = 0; d < n; ++d) {
+    (*shape)[d] =
+        PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(sequence, d));
+    if (PyErr_Occurred()) {
+      Py_DECREF(sequence);
+      return false;
+    }
+  }
+  Py_DECREF(sequence);
+  return true;
+}
+
+// Py_buffers held for the length of one call.
+class HeldBuffers {
+ public:
+  HeldBuffers() = default;
+  HeldBuffers(const HeldBuffers&) = delete;
+  HeldBuffers& operator=(const HeldBuffers&) = delete;
+  ~HeldBuffers() {
+    for (Py_buffer& view : views_) PyBuffer_Release(&view);
+  }
+
+  // `object`'s contiguous bytes, held until destruction; null with an
+  // error pending if it has none.
+  const Py_buffer* Hold(PyObject* object) {
+    views_.emplace_back();
+    if (PyObject_GetBuffer(object, &views_.back(), PyBUF_C_CONTIGUOUS) != 0) {
+      views_.pop_back();
+      return nullptr;
+    }
+    return &views_.back();
+  }
+
+ private:
+  std::deque<Py_buffer> views_;  // Stable addresses.
+};
+
+// (dtype identity, shape, buffer) tuples as records; false with an error
+// pending.
+bool PythonToRecordArrays(PyObject* object, HeldBuffers* held,
+                          loaderx::binding::RecordArrays* out) {
+  PyObject* sequence =
+      PySequence_Fast(object, "records are a sequence of tuples");
+  if (sequence == nullptr) return false;
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(sequence);
+  out->resize(static_cast<size_t>(n));
+  bool ok = true;
+  for (Py_ssize_t i = 0; ok && i < n; ++i) {
+    PyObject* item = PySequence_Fast_GET_ITEM(sequence, i);
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3) {
+      PyErr_SetString(PyExc_TypeError,
+                      "a record is a (dtype identity, shape, buffer) tuple");
+      ok = false;
+      break;
+    }
+    loaderx::binding::RecordArray& record = (*out)[i];
+    const Py_buffer* view = nullptr;
+    ok = PythonToDType(PyTuple_GET_ITEM(item, 0), 0, &record.dtype) &&
+         PythonToShape(PyTuple_GET_ITEM(item, 1), &record.shape) &&
+         (view = held->Hold(PyTuple_GET_ITEM(item, 2))) != nullptr;
+    if (ok) {
+      record.data.data = view->buf;
+      record.data.size = static_cast<size_t>(view->len);
+    }
+  }
+  Py_DECREF(sequence);
+  return ok;
+}
+
+// A batch layout as (list of shape tuples, list of offsets); a new
+// reference, or null with an error pending.
+PyObject* BatchLayoutToPython(const loaderx::binding::BatchLayout& layout) {
+  const Py_ssize_t n = static_cast<Py_ssize_t>(layout.shapes.size());
+  PyObject* shapes = PyList_New(n);
+  PyObject* offsets = PyList_New(n);
+  if (shapes == nullptr || offsets == nullptr) {
+    Py_XDECREF(shapes);
+    Py_XDECREF(offsets);
+    return nullptr;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    const std::vector<uint64_t>& shape = layout.shapes[i];
+    PyObject* dims = PyTuple_New(static_cast<Py_ssize_t>(shape.size()));
+    PyObject* offset = PyLong_FromUnsignedLongLong(layout.offsets[i]);
+    if (dims == nullptr || offset == nullptr) {
+      Py_XDECREF(dims);
+      Py_XDECREF(offset);
+      Py_DECREF(shapes);
+      Py_DECREF(offsets);
+      return nullptr;
+    }
+    for (size_t d = 0; d < shape.size(); ++d) {
+      PyTuple_SET_ITEM(dims, d, PyLong_FromUnsignedLongLong(shape[d]));
+    }
+    PyList_SET_ITEM(shapes, i, dims);
+    PyList_SET_ITEM(offsets, i, offset);
+  }
+  return Py_BuildValue("(NN)", shapes, offsets);
+}
+
 }  // namespace
 %}
+
+%typemap(in) loaderx::binding::IndexBuffer (Py_buffer view) {
+  view.obj = nullptr;
+  if (PyObject_GetBuffer($input, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) !=
+          0 ||
+      !IndexBufferOf(view, &$1)) {
+    SWIG_fail;
+  }
+}
+%typemap(freearg) loaderx::binding::IndexBuffer {
+  if (view$argnum.obj != nullptr) PyBuffer_Release(&view$argnum);
+}
+
+%typemap(in) const loaderx::binding::RecordArrays&
+    (loaderx::binding::RecordArrays temp, HeldBuffers held) {
+  if (!PythonToRecordArrays($input, &held, &temp)) SWIG_fail;
+  $1 = &temp;
+}
+%typemap(freearg) const loaderx::binding::RecordArrays& ""
+
+%typemap(out) loaderx::binding::BatchLayout {
+  $result = BatchLayoutToPython($1);
+  if ($result == nullptr) SWIG_fail;
+}
 
 %typemap(in) const loaderx::DType& (loaderx::DType temp) {
   if (!PythonToDType($input, 0, &temp)) SWIG_fail;
@@ -231,21 +395,30 @@ class PythonOutputBuffer final : public loaderx::binding::OutputBuffer {
   $result = jenv->NewStringUTF(loaderx::DTypeToString($1).c_str());
 }
 
-// Ragged stores in Java are for later; so are buffers filled on request.
-%ignore loaderx::binding::RaggedStoreHandle;
+// Shaped records in Java are for later; so are buffers filled on request.
 %ignore loaderx::binding::OutputBuffer;
+%ignore loaderx::binding::IndexBuffer;
+%ignore loaderx::binding::RecordArray;
+%ignore loaderx::binding::BatchLayout;
 %ignore loaderx::binding::train_zstd_dictionary;
-%ignore loaderx::binding::DenseStoreHandle::append;
-%ignore loaderx::binding::DenseStoreHandle::gather_into;
-%ignore loaderx::binding::DenseStoreHandle::delete_records;
+%ignore loaderx::binding::StoreHandle::append_array;
+%ignore loaderx::binding::StoreHandle::append_records;
+%ignore loaderx::binding::StoreHandle::gather_into;
+%ignore loaderx::binding::StoreHandle::read;
+%ignore loaderx::binding::StoreHandle::delete_records;
 #endif  // SWIGJAVA
 
 #ifdef SWIGPYTHON
-// Python fills numpy arrays in place; the copying forms are Java's.
-%ignore loaderx::binding::DenseStoreHandle::append_bytes;
-%ignore loaderx::binding::DenseStoreHandle::gather;
-%ignore loaderx::binding::DenseStoreHandle::delete_indices;
+// Python fills numpy arrays in place; the copying forms are Java's, and so
+// is the dense handle (Python's stores are all `StoreHandle`s).
+%ignore loaderx::binding::StoreHandle::append_bytes;
+%ignore loaderx::binding::StoreHandle::gather;
+%ignore loaderx::binding::StoreHandle::delete_indices;
+%ignore loaderx::binding::DenseStoreHandle;
 %ignore loaderx::binding::OutputBuffer;
+%ignore loaderx::binding::IndexBuffer;
+%ignore loaderx::binding::RecordArray;
+%ignore loaderx::binding::BatchLayout;
 #endif  // SWIGPYTHON
 
 %ignore loaderx::binding::OpenRequest::request;

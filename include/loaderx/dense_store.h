@@ -2,7 +2,9 @@
 // the store's `item_shape` and `dtype`, so records share one byte width, a
 // batch read is a fixed-stride gather into one buffer, and no per-record
 // metadata is touched. The type identity (dtype + item_shape) is fixed at
-// creation, persisted in store.zr, and checked on every open.
+// creation, persisted in store.zr, and checked on every open. It is the
+// `TypedStore` of kind "dense" (the fixed-width layout) with the
+// reference's vocabulary.
 //
 // A store is a directory on a `Vfs`, which must outlive the store. One
 // store object holds the directory's lock for its lifetime: a second
@@ -32,11 +34,10 @@
 #include "absl/types/span.h"
 #include "loaderx/store_options.h"
 #include "loaderx/typed_owner.h"
+#include "loaderx/typed_store.h"
 #include "loaderx/vfs.h"
 
 namespace loaderx {
-
-class RecordEngine;
 
 class DenseStore {
  public:
@@ -57,9 +58,9 @@ class DenseStore {
   DenseStore(const DenseStore&) = delete;
   DenseStore& operator=(const DenseStore&) = delete;
 
-  const TypeIdentity& identity() const { return identity_; }
+  const TypeIdentity& identity() const { return store_->identity(); }
   // Bytes per record: itemsize * prod(item_shape).
-  uint64_t record_bytes() const { return record_bytes_; }
+  uint64_t record_bytes() const { return store_->record_bytes(); }
   uint64_t size() const;
   absl::string_view codec() const;
   // Whether the store's codec compresses against a dictionary (dict.zr).
@@ -81,24 +82,20 @@ class DenseStore {
   absl::StatusOr<StoreStats> Stats() const;
   absl::Status Sync();
 
-  // Reads every record once and checks it against the checksum written
-  // with it (records without one are checked only for decoding), reporting
-  // every damaged record by index instead of stopping at the first. Memory:
-  // one record buffer per thread. May run alongside gathers and appends;
-  // covers the records present when it starts.
-  absl::StatusOr<VerifyReport> Verify() const;
-
+  // See `TypedStore::Verify`: every record checked, every damaged one named.
+  absl::StatusOr<VerifyReport> Verify() const { return store_->Verify(); }
   // Whether this handle was opened read-only (`StoreOptions::read_only`).
-  bool read_only() const;
+  bool read_only() const { return store_->read_only(); }
+
+  // The store as a `TypedStore` (for code that serves any kind).
+  const TypedStore& typed_store() const { return *store_; }
 
  private:
-  DenseStore(std::unique_ptr<RecordEngine> engine, TypeIdentity identity,
-             uint64_t record_bytes, bool typed_header_verified);
+  explicit DenseStore(std::unique_ptr<TypedStore> store);
+  static absl::StatusOr<std::unique_ptr<DenseStore>> Wrap(
+      absl::StatusOr<std::unique_ptr<TypedStore>> store);
 
-  std::unique_ptr<RecordEngine> engine_;
-  TypeIdentity identity_;
-  uint64_t record_bytes_;
-  bool typed_header_verified_;
+  std::unique_ptr<TypedStore> store_;
 };
 
 }  // namespace loaderx

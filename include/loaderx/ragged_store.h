@@ -4,7 +4,9 @@
 // nothing is padded. Physically a record is a payload/shape pair (engine
 // records 2i and 2i+1), appended and deleted together; the shape record is
 // the reference's: a u64 rank, then rank u64 dimensions, little-endian.
-// Zero-byte arrays are rejected: physical records are nonempty.
+// Zero-byte arrays are rejected: physical records are nonempty. It is the
+// `TypedStore` of kind "ragged" (the shaped layout) with the reference's
+// vocabulary.
 //
 // Reading: `Read` is one pass over the record table that checks every
 // record's shape against its payload, asks the caller for one buffer of
@@ -22,36 +24,27 @@
 #include <string>
 #include <vector>
 
-#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "loaderx/dtype.h"
 #include "loaderx/store_options.h"
+#include "loaderx/typed_store.h"
 #include "loaderx/vfs.h"
 
 namespace loaderx {
 
-class RecordEngine;
-
 // One record to append: `data` holds prod(shape) items of the store's dtype.
-struct RaggedRecord {
-  absl::string_view data;
-  std::vector<uint64_t> shape;
-};
+using RaggedRecord = ShapedRecord;
 
 // Where `RaggedStore::Read` put a batch of records in its buffer.
-struct RaggedBatch {
-  std::vector<std::vector<uint64_t>> shapes;  // Record i's shape.
-  std::vector<uint64_t> offsets;              // Record i's first byte.
-  uint64_t total_bytes = 0;                   // The buffer's size.
-};
+using RaggedBatch = ShapedBatch;
 
 class RaggedStore {
  public:
   // A shape has at most this many dimensions (numpy's limit).
-  static constexpr size_t kMaxDimensions = 64;
+  static constexpr size_t kMaxDimensions = TypedStore::kMaxDimensions;
 
   static absl::StatusOr<std::unique_ptr<RaggedStore>> Create(
       Vfs& vfs, absl::string_view path, const DType& dtype,
@@ -67,8 +60,8 @@ class RaggedStore {
   RaggedStore(const RaggedStore&) = delete;
   RaggedStore& operator=(const RaggedStore&) = delete;
 
-  const DType& dtype() const { return dtype_; }
-  uint64_t item_size() const { return item_size_; }
+  const DType& dtype() const { return store_->dtype(); }
+  uint64_t item_size() const { return store_->item_size(); }
   uint64_t size() const;
   absl::string_view codec() const;
   // Whether the store's codec compresses against a dictionary (dict.zr).
@@ -81,10 +74,8 @@ class RaggedStore {
   // after every shape was checked, and must return exactly that many
   // writable bytes (or an error, which `Read` returns); record i lands at
   // `offsets[i]` in it.
-  absl::StatusOr<RaggedBatch> Read(
-      absl::Span<const uint64_t> indices,
-      absl::FunctionRef<absl::StatusOr<absl::Span<char>>(uint64_t)> allocate)
-      const;
+  absl::StatusOr<RaggedBatch> Read(absl::Span<const uint64_t> indices,
+                                   BatchAllocator allocate) const;
 
   // The shapes of the records at `indices`.
   absl::StatusOr<std::vector<std::vector<uint64_t>>> Shapes(
@@ -104,27 +95,20 @@ class RaggedStore {
   absl::StatusOr<StoreStats> Stats() const;
   absl::Status Sync();
 
-  // Reads every record once and checks it against the checksum written
-  // with it (records without one are checked only for decoding), reporting
-  // every damaged record by index instead of stopping at the first. Memory:
-  // one record buffer per thread. May run alongside gathers and appends;
-  // covers the records present when it starts.
-  absl::StatusOr<VerifyReport> Verify() const;
-
+  // See `TypedStore::Verify`: every record checked, every damaged one named.
+  absl::StatusOr<VerifyReport> Verify() const { return store_->Verify(); }
   // Whether this handle was opened read-only (`StoreOptions::read_only`).
-  bool read_only() const;
+  bool read_only() const { return store_->read_only(); }
+
+  // The store as a `TypedStore` (for code that serves any kind).
+  const TypedStore& typed_store() const { return *store_; }
 
  private:
-  RaggedStore(std::unique_ptr<RecordEngine> engine, DType dtype,
-              uint64_t item_size, bool typed_header_verified);
-  // DataLoss (`ErrorCode::kCorruptRecord`) if record `index`'s shape does
-  // not decode or does not describe its payload's size.
-  absl::Status CheckShape(uint64_t index) const;
+  explicit RaggedStore(std::unique_ptr<TypedStore> store);
+  static absl::StatusOr<std::unique_ptr<RaggedStore>> Wrap(
+      absl::StatusOr<std::unique_ptr<TypedStore>> store);
 
-  std::unique_ptr<RecordEngine> engine_;
-  DType dtype_;
-  uint64_t item_size_;
-  bool typed_header_verified_;
+  std::unique_ptr<TypedStore> store_;
 };
 
 }  // namespace loaderx

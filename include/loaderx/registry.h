@@ -4,7 +4,9 @@
 // through a namespace-scope registration object (see `VfsRegistration`,
 // `CodecRegistration`, `TypedOwnerRegistration`), so linking a plugin's
 // `alwayslink` target is all it takes to make it findable; a user's own plugin
-// registers the same way without touching the engine.
+// registers the same way without touching the engine. (A registration that
+// clashes aborts the program: that policy is the engine's, in
+// src/registration.h.)
 //
 // Thread safety: every method may be called concurrently. Entries are copied
 // out, so a lookup never holds a reference into the registry.
@@ -13,8 +15,6 @@
 #define LOADERX_REGISTRY_H_
 
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -102,21 +102,6 @@ class Registry {
   std::map<std::string, Entry> entries_;  // Guarded by `mu_`.
 };
 
-// Registration at static-initialisation time cannot report an error to
-// anyone, and a name registered twice means two plugins were linked under one
-// name: a build mistake that must not go unnoticed. So it aborts, naming the
-// clash.
-template <typename Entry>
-void RegisterOrDie(Registry<Entry>& registry, absl::string_view name,
-                   Entry entry) {
-  absl::Status status = registry.Register(name, std::move(entry));
-  if (!status.ok()) {
-    std::fprintf(stderr, "loaderx: plugin registration failed: %s\n",
-                 status.ToString().c_str());
-    std::abort();
-  }
-}
-
 // For registries whose entries also carry a persisted one-byte `tag` (codecs,
 // typed owners): the entry with `tag`, looked up when a header is read.
 template <typename Entry>
@@ -125,21 +110,6 @@ std::optional<std::pair<std::string, Entry>> FindByTag(
   return registry.FindIf([tag](const std::string&, const Entry& entry) {
     return entry.tag == tag;
   });
-}
-
-// `RegisterOrDie` for tagged entries: the tag must be unique as well as the
-// name, since a header names its codec or owner by tag alone.
-template <typename Entry>
-void RegisterTaggedOrDie(Registry<Entry>& registry, absl::string_view name,
-                         Entry entry) {
-  if (auto clash = FindByTag(registry, entry.tag); clash.has_value()) {
-    std::fprintf(stderr,
-                 "loaderx: %s \"%.*s\" cannot take tag %d: \"%s\" has it\n",
-                 registry.kind().c_str(), static_cast<int>(name.size()),
-                 name.data(), entry.tag, clash->first.c_str());
-    std::abort();
-  }
-  RegisterOrDie(registry, name, std::move(entry));
 }
 
 }  // namespace loaderx

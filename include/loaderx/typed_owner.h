@@ -1,20 +1,24 @@
 // `TypedOwner` is the typed layer over the byte engine. The engine stores
 // untyped records; an owner ("dense", "ragged", or a user's own) gives a
-// store its exact type identity and tells the engine how records are laid
-// out physically:
+// store its exact type identity and says how its records are laid out, and
+// the one typed-store composition (`loaderx/typed_store.h`) serves a store
+// of any registered owner from that alone. The layouts it knows:
 //
-//   dense   identity = dtype + item_shape; every record is exactly one item,
-//           so the engine stores fixed-width records and a batch read is a
-//           fixed-stride gather with no per-record metadata.
-//   ragged  identity = dtype only; every record carries its own shape, so the
-//           engine stores payload/shape pairs at physical records 2i, 2i+1.
+//   fixed width   every record is one array of the identity's `item_shape`,
+//                 so all records share one byte width and a batch read is a
+//                 fixed-stride gather with no per-record metadata ("dense").
+//   shaped        every record carries its own shape, so the engine stores
+//                 payload/shape pairs at physical records 2i, 2i+1 and a
+//                 read returns each record with its shape ("ragged").
 //
-// The identity is encoded by the owner (msgpack, byte for byte what the
-// reference's Python layer writes) and persisted opaquely in the store's
-// typed header; decoding rejects anything but the exact fields and forms the
-// owner defines. An owner is
-// stateless and thread-safe; the same instance serves every store of its
-// kind.
+// The identity is encoded by the owner (for dense and ragged, msgpack byte
+// for byte as the reference's Python layer writes it) and persisted
+// opaquely in the store's typed header; decoding rejects anything but the
+// exact fields and forms the owner defines. An owner is stateless and
+// thread-safe; the same instance serves every store of its kind. A user's
+// owner registers with `TypedOwnerRegistration` (`typed_owner_registry.h`)
+// under a kind tag of 128..255 and needs nothing else: README, "Adding a
+// typed owner".
 
 #ifndef LOADERX_TYPED_OWNER_H_
 #define LOADERX_TYPED_OWNER_H_
@@ -33,8 +37,8 @@ namespace loaderx {
 struct TypeIdentity {
   // The records' dtype: any numpy dtype but object (see `dtype.h`).
   DType dtype;
-  // The shape of one record for dense stores (empty: scalar records);
-  // always empty for ragged stores, whose shapes are per record.
+  // The shape of every record, for fixed-width kinds (empty: scalar
+  // records); always empty for shaped kinds, whose shapes are per record.
   std::vector<uint64_t> item_shape;
 
   friend bool operator==(const TypeIdentity&, const TypeIdentity&) = default;
@@ -43,13 +47,15 @@ struct TypeIdentity {
 // How an owner's records sit in the engine.
 struct RecordGeometry {
   enum class Layout : uint8_t {
-    // One physical record per logical record, all `record_width` bytes.
+    // One physical record per logical record, each one array of the
+    // identity's `item_shape`: `record_width` = item_size * prod(item_shape).
     kFixedWidth = 0,
     // Two physical records per logical record: payload at 2i, shape at 2i+1.
     kPayloadShapePairs = 1,
   };
-  Layout layout;
-  // Bytes per record for `kFixedWidth`; 0 for `kPayloadShapePairs`.
+  Layout layout = Layout::kFixedWidth;
+  // Bytes per record for `kFixedWidth` (persisted in the typed header); 0
+  // for `kPayloadShapePairs`.
   uint64_t record_width = 0;
   // Bytes per element of the dtype (numpy's `itemsize`).
   uint64_t item_size = 0;
@@ -69,6 +75,11 @@ class TypedOwner {
   // 128..255 for owners defined outside loaderx).
   virtual uint8_t kind_tag() const = 0;
 
+  // How every store of this kind lays out its records. Fixed-width kinds'
+  // identities carry their records' `item_shape` (so creating one needs
+  // it); shaped kinds' carry none.
+  virtual RecordGeometry::Layout layout() const = 0;
+
   // Validates `identity` for this kind and encodes it for the typed header.
   // InvalidArgument names the offending field (an unsupported dtype, a
   // zero-sized record, an item shape on a ragged identity, ...); a record
@@ -81,7 +92,10 @@ class TypedOwner {
   virtual absl::StatusOr<TypeIdentity> DecodeIdentity(
       absl::string_view encoded) const = 0;
 
-  // The physical layout for records of `identity` (already validated).
+  // The geometry of records of `identity`: `layout()` with the sizes. The
+  // composition checks it against the identity (a fixed width must be
+  // item_size * prod(item_shape)) and refuses a store whose owner
+  // disagrees with itself (Internal).
   virtual absl::StatusOr<RecordGeometry> Geometry(
       const TypeIdentity& identity) const = 0;
 };

@@ -24,6 +24,9 @@ class DenseOwner final : public TypedOwner {
  public:
   absl::string_view kind() const override { return "dense"; }
   uint8_t kind_tag() const override { return 1; }
+  RecordGeometry::Layout layout() const override {
+    return RecordGeometry::Layout::kFixedWidth;
+  }
 
   absl::StatusOr<std::string> EncodeIdentity(
       const TypeIdentity& identity) const override {

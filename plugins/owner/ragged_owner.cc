@@ -21,6 +21,9 @@ class RaggedOwner final : public TypedOwner {
  public:
   absl::string_view kind() const override { return "ragged"; }
   uint8_t kind_tag() const override { return 2; }
+  RecordGeometry::Layout layout() const override {
+    return RecordGeometry::Layout::kPayloadShapePairs;
+  }
 
   absl::StatusOr<std::string> EncodeIdentity(
       const TypeIdentity& identity) const override {

@@ -3,7 +3,7 @@ handed to spawned worker processes (multiprocessing, torch's DataLoader).
 
 A reopened store is read-write: the process that unpickles holds the
 store's lock, so the pickling process closes its handle first, and one
-process at a time holds it (see `_Store.__reduce__`).
+process at a time holds it (see `TypedStore.__reduce__`).
 """
 
 import multiprocessing

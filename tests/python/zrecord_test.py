@@ -210,3 +210,41 @@ def test_closed_store_refuses_calls(tmp_path):
         len(ds)
     with pytest.raises(RuntimeError, match="closed"):
         ds[0]
+
+
+def test_the_compression_level_reaches_the_codec_and_is_not_persisted(tmp_path):
+    data = np.tile(np.arange(256, dtype=np.uint8), (8, 4))
+    for level in (1, 19):
+        with DenseStore(tmp_path / f"l{level}", np.uint8, (1024,),
+                        codec="zstd", level=level) as ds:
+            ds.append(data)
+        with DenseStore(tmp_path / f"l{level}") as ds:   # no level stored
+            np.testing.assert_array_equal(ds[:], data)
+    with RaggedStore(tmp_path / "r", np.uint8, codec="zstd", level=5) as rs:
+        rs.append([data[0]])
+    # zstd's levels end at 22: the codec refuses, nothing is created.
+    with pytest.raises(ValueError, match="level"):
+        DenseStore(tmp_path / "bad", np.uint8, (4,), codec="zstd", level=99)
+    assert not (tmp_path / "bad").exists()
+    with pytest.raises(ValueError, match="level"):
+        DenseStore(tmp_path / "l1", level=99)   # and on open
+
+
+def test_the_shared_thread_pool_is_sized_from_python(tmp_path):
+    import loaderx
+    before = loaderx.num_threads()
+    assert before >= 1
+    try:
+        loaderx.set_num_threads(1)
+        assert loaderx.num_threads() == 1
+        data = np.arange(4096, dtype=np.int32).reshape(64, 64)
+        with DenseStore(tmp_path / "x", np.int32, (64,)) as ds:  # one thread
+            ds.append(data)
+            np.testing.assert_array_equal(ds[::-1], data[::-1])
+        loaderx.set_num_threads(3)
+        assert loaderx.num_threads() == 3
+        with pytest.raises(ValueError, match="at least 1"):
+            loaderx.set_num_threads(0)
+        assert loaderx.num_threads() == 3
+    finally:
+        loaderx.set_num_threads(before)

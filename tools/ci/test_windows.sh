@@ -35,6 +35,8 @@ WINDOWS_TESTS=(
   //src:record_engine_compact_test
   //tests:record_engine_fault_test
   //src:typed_store_test
+  //tests:typed_store_conformance_test
+  //tests/owners:token_sequence_owner_test
   //src:store_format_test
   //src:record_engine_codec_test
   //src:integrity_format_test

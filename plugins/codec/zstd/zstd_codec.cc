@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "loaderx/codec.h"
 #include "loaderx/codec_registry.h"
+#include "loaderx/spi/status_macros.h"
 #include "plugins/codec/zstd/zstd_frames.h"
 
 namespace loaderx {
@@ -27,9 +28,7 @@ class ZstdCodec final : public zstd_frames::FrameCodec {
           "zstd_dict)");
     }
     const int level = options.level == 0 ? kDefaultLevel : options.level;
-    if (absl::Status s = zstd_frames::CheckLevel(kName, level); !s.ok()) {
-      return s;
-    }
+    LOADERX_RETURN_IF_ERROR(zstd_frames::CheckLevel(kName, level));
     return std::make_unique<ZstdCodec>(level);
   }
 

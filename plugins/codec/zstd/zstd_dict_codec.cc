@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "loaderx/codec.h"
 #include "loaderx/codec_registry.h"
+#include "loaderx/spi/status_macros.h"
 #include "plugins/codec/zstd/zstd_frames.h"
 
 namespace loaderx {
@@ -44,9 +45,7 @@ class ZstdDictCodec final : public zstd_frames::FrameCodec {
           "settled data first)");
     }
     const int level = options.level == 0 ? kDefaultLevel : options.level;
-    if (absl::Status s = zstd_frames::CheckLevel(kName, level); !s.ok()) {
-      return s;
-    }
+    LOADERX_RETURN_IF_ERROR(zstd_frames::CheckLevel(kName, level));
     const std::string& bytes = options.dictionary;
     std::unique_ptr<ZSTD_CDict, FreeCDict> compression(
         ZSTD_createCDict(bytes.data(), bytes.size(), level));

@@ -12,11 +12,10 @@ import numpy as np
 
 
 def to_identity(dtype):
-    """The identity of `dtype` (an `np.dtype`). ValueError for what no store
-    can hold: object dtypes, and subarray dtypes such as ('<i4', (2,)),
-    which numpy arrays never carry (their shape joins the array's)."""
-    if dtype.hasobject:
-        raise ValueError("object dtypes cannot be persisted")
+    """The identity of `dtype` (an `np.dtype`), which the engine validates
+    (object dtypes are refused there). ValueError for a subarray dtype such
+    as ('<i4', (2,)), which an identity cannot say and numpy arrays never
+    carry (their shape joins the array's)."""
     if dtype.subdtype is not None:
         raise ValueError(
             f"{dtype} is a subarray dtype, which numpy arrays never carry: "

@@ -29,7 +29,8 @@ import numpy.typing as npt
 
 from loaderx import loaderx_native as _native
 from loaderx._typing import StrPath
-from loaderx.zrecord import DenseStore, RaggedStore, _dict_tier, _sample_count
+from loaderx.typed_store import TypedStore
+from loaderx.zrecord import _dict_tier, _sample_count
 
 __all__ = ["train_dict"]
 
@@ -54,7 +55,7 @@ def _from_store(store, tier):
     count = len(store)
     if count == 0:
         raise ValueError("cannot train a zstd dictionary on an empty store")
-    if isinstance(store, DenseStore):
+    if store.fixed_width:
         item_bytes = math.prod(store.item_shape) * store.dtype.itemsize
         picked = store.__getitems__(_strided(count, item_bytes, tier))
         return (picked.reshape(-1).view(np.uint8),
@@ -86,32 +87,28 @@ def _from_iterable(records, tier):
 
 
 def _train(samples, sizes, capacity):
-    """Checks the packed samples as 1.7.7 does, then trains."""
+    """Trains on the packed samples; the engine checks them as 1.7.7 does
+    (sizes non-negative and covering the samples exactly, a positive
+    target)."""
     sizes = np.asarray(sizes)
     if sizes.ndim != 1 or not np.issubdtype(sizes.dtype, np.integer):
         raise ValueError("sizes must be a one-dimensional integer array")
-    if (sizes < 0).any():
-        raise ValueError("sample sizes must be non-negative")
-    if int(sizes.sum()) != samples.nbytes:
-        raise ValueError("sample sizes must exactly cover the sample buffer")
-    if capacity <= 0:
-        raise ValueError("dictionary target must be positive")
     return _native.train_zstd_dictionary(
         np.ascontiguousarray(samples), sizes.astype(np.int64), capacity)
 
 
-def train_dict(
-        source: npt.ArrayLike | DenseStore | RaggedStore | Iterable[Any],
-        tier: str | None = None, path: StrPath | None = None) -> bytes:
-    """Trains a zstd dictionary on `source`: an ndarray, a DenseStore or
-    RaggedStore, or an iterable of records, sized by `tier` ("fast",
+def train_dict(source: npt.ArrayLike | TypedStore | Iterable[Any],
+               tier: str | None = None, path: StrPath | None = None) -> bytes:
+    """Trains a zstd dictionary on `source`: an ndarray, a store (a
+    DenseStore, a RaggedStore or any `TypedStore`), or an iterable of
+    records, sized by `tier` ("fast",
     "balanced" — the default — or "max"). Writes it to `path` too, if given.
     Returns the dictionary's bytes. Too few or too small samples raise
     `ZrecordError` code -9."""
     capacity = _dict_tier(tier)["size"]
     if isinstance(source, np.ndarray):
         samples, sizes = _from_array(source, tier)
-    elif isinstance(source, (DenseStore, RaggedStore)):
+    elif isinstance(source, TypedStore):
         samples, sizes = _from_store(source, tier)
     else:
         samples, sizes = _from_iterable(source, tier)

@@ -84,4 +84,69 @@ public class DenseStoreTest {
     store.close();
     assertThrows(IllegalStateException.class, store::size);
   }
+
+  @Test
+  public void theCompressionLevelReachesTheCodec() {
+    Filesystem fs = new Filesystem("memory");
+    OpenRequest strong = new OpenRequest();
+    strong.setDtype("|u1");
+    strong.setItemShape(new long[] {64});
+    strong.setCodec("zstd");
+    strong.setLevel(19);
+    DenseStoreHandle store = new DenseStoreHandle(fs, "/z", strong);
+    byte[] records = new byte[128];
+    for (int i = 0; i < records.length; ++i) {
+      records[i] = (byte) (i % 7);
+    }
+    store.appendBytes(records);
+    store.close();
+    DenseStoreHandle reopened = new DenseStoreHandle(fs, "/z");  // not persisted
+    assertArrayEquals(records, reopened.gather(new long[] {0, 1}));
+    reopened.close();
+    OpenRequest tooStrong = new OpenRequest();
+    tooStrong.setDtype("|u1");
+    tooStrong.setItemShape(new long[] {64});
+    tooStrong.setCodec("zstd");
+    tooStrong.setLevel(99);
+    IllegalArgumentException refused =
+        assertThrows(IllegalArgumentException.class, () -> new DenseStoreHandle(fs, "/y", tooStrong));
+    assertTrue(refused.getMessage().contains("level"));
+  }
+
+  @Test
+  public void theSharedThreadPoolIsSizedFromJava() {
+    int before = LoaderxNative.numThreads();
+    assertTrue(before >= 1);
+    try {
+      LoaderxNative.setNumThreads(1);
+      assertEquals(1, LoaderxNative.numThreads());
+      Filesystem fs = new Filesystem("memory");
+      DenseStoreHandle store =
+          new DenseStoreHandle(fs, "/p", "<i4", new long[] {}, "zstd", new byte[0]);
+      store.appendBytes(ints(4, 5, 6));
+      assertArrayEquals(ints(6, 4), store.gather(new long[] {2, 0}));
+      store.close();
+      assertThrows(IllegalArgumentException.class, () -> LoaderxNative.setNumThreads(0));
+      assertEquals(1, LoaderxNative.numThreads());
+    } finally {
+      LoaderxNative.setNumThreads(before);
+    }
+  }
+
+  @Test
+  public void storeHandleOpensAStoreOfAnyKind() {
+    Filesystem fs = new Filesystem("memory");
+    DenseStoreHandle dense =
+        new DenseStoreHandle(fs, "/d", "<i4", new long[] {2}, "raw", new byte[0]);
+    dense.appendBytes(ints(1, 2, 3, 4));
+    dense.close();
+    StoreHandle any = new StoreHandle(fs, "/d", "", new OpenRequest());
+    assertEquals("dense", any.kind());
+    assertTrue(any.fixedWidth());
+    assertArrayEquals(ints(3, 4), any.gather(new long[] {1}));
+    any.close();
+    IllegalStateException mismatch =
+        assertThrows(IllegalStateException.class, () -> new StoreHandle(fs, "/d", "ragged", new OpenRequest()));
+    assertTrue(mismatch.getMessage().contains("'dense' store"));
+  }
 }
