@@ -91,6 +91,21 @@ absl::Status RecordEngine::Compact() {
     }
   }
 
+  // An authoritative checksum bound to another entry means the entry was
+  // damaged: moving the bytes it points at, and rebinding, would pass
+  // another record's (or no record's) bytes off as this one.
+  for (const PlacedRecord& record : records) {
+    LOADERX_ASSIGN_OR_RETURN(const ChecksumEntry checksum,
+                             ReadChecksum(record.index));
+    if (trusted_ && !checksum.empty() && checksum.epoch == epoch_ &&
+        checksum.binding != BindingOf(record.loc)) {
+      return absl::DataLossError(absl::StrCat(
+          files_->directory(), ": record-table entry ", record.index,
+          " is not the one its checksum was written for (damaged record "
+          "table); compaction would make it look valid"));
+    }
+  }
+
   CompactionLimits limits;
   limits.chunk_capacity = chunk_capacity_;
   limits.max_batch_bytes = batch_bytes_;

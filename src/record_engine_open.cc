@@ -274,11 +274,25 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Open(
     engine->state_behind_ = state->meta != engine->last_written_ ||
                             state->meta_stamp != engine->meta_stamp_;
   }
-  if (journal.has_value() && read_only) {
+  if (journal.has_value()) {
+    // The store the step would leave is checked before the step is
+    // finished: an intact record whose entries lie past its own length or
+    // outside the chunks is damage, and installing it would write it into
+    // the table (or truncate a chunk to a frontier it invents).
     for (const JournalEntry& entry : journal->entries) {
+      if (entry.index >= header.length) {
+        return absl::DataLossError(absl::StrCat(
+            dir, "/", kJournalFile, ": the unfinished step sets record ",
+            entry.index, " of a store of ", header.length,
+            " (damaged journal)"));
+      }
       engine->overlay_[entry.index] = entry;
     }
-  } else if (!read_only && (journal.has_value() || restored)) {
+    LOADERX_RETURN_IF_ERROR(engine->Validate());
+    // A writable handle installs the entries instead (below).
+    if (!read_only) engine->overlay_.clear();
+  }
+  if (!read_only && (journal.has_value() || restored)) {
     std::lock_guard lock(engine->writer_mu_);
     if (journal.has_value()) {
       // Finished, the step must not be replayed again over later writes.

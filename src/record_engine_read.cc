@@ -64,14 +64,17 @@ absl::StatusOr<ChecksumEntry> RecordEngine::ReadChecksum(uint64_t index) const {
 RecordEngine::Check RecordEngine::Classify(const ChecksumEntry& entry,
                                            const RecordLoc& loc,
                                            absl::string_view stored) const {
-  if (entry.empty() || entry.binding != integrity_format::BindingOf(loc)) {
-    return Check::kUnverified;
+  if (entry.empty()) return Check::kUnverified;
+  // A mismatch, of the entry's binding or of the bytes, is damage only if
+  // no other program wrote the store since the checksum was made; otherwise
+  // that program's move or rewrite explains it. (Every move this library
+  // makes rebinds the checksum, and another program's rewrites meta.zr.)
+  const bool authoritative = trusted_ && entry.epoch == epoch_;
+  if (entry.binding != integrity_format::BindingOf(loc)) {
+    return authoritative ? Check::kDamaged : Check::kUnverified;
   }
   if (Checksum(stored) == entry.checksum) return Check::kVerified;
-  // A mismatch is damage only if no other program wrote the store since
-  // the checksum was made; otherwise a rewrite at the same place explains it.
-  return trusted_ && entry.epoch == epoch_ ? Check::kDamaged
-                                           : Check::kUnverified;
+  return authoritative ? Check::kDamaged : Check::kUnverified;
 }
 
 absl::Status RecordEngine::ForEachLoc(

@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "loaderx/vfs_registry.h"
+#include "src/journal.h"
 #include "src/record_engine.h"
 #include "tests/foreign_writer.h"
 #include "tests/record_testing.h"
@@ -291,6 +292,46 @@ TEST_P(DamagedStoreTest, CompactionRefusesEntriesThatShareBytes) {
     if (names[i] == "checksums.lx") continue;  // Its durable state moved on.
     ASSERT_OK_AND_ASSIGN(std::string bytes, files.Read(names[i]));
     EXPECT_EQ(bytes, before[i]) << names[i];
+  }
+}
+
+// An intact journal record (its checksum matches) that describes an
+// impossible step is damage: a writable open refuses it, as a read-only one
+// does, instead of installing entries past the table or truncating a chunk
+// to a frontier the record invents. Nothing is written.
+TEST_P(DamagedStoreTest, AnImpossibleJournalStepIsRefused) {
+  ForeignWriter files(*vfs_, kStore);
+  ASSERT_OK_AND_ASSIGN(auto header, files.Header());
+  ASSERT_OK_AND_ASSIGN(auto loc, files.Loc(0));
+  JournalRecord past_the_table;
+  past_the_table.op = JournalOp::kDelete;
+  past_the_table.header = header;
+  past_the_table.entries.push_back({uint64_t{1} << 40, loc, {}});
+  JournalRecord past_the_frontier;
+  past_the_frontier.op = JournalOp::kCompactionEnd;
+  past_the_frontier.header = header;
+  past_the_frontier.header.tail_offset = 0xfffffff0u;
+  for (const JournalRecord& record : {past_the_table, past_the_frontier}) {
+    ASSERT_OK(
+        WriteStringToFile(*vfs_, "/d/store/journal.lx", EncodeJournal(record)));
+    ASSERT_OK_AND_ASSIGN(auto names, vfs_->List(kStore));
+    std::vector<std::string> before;
+    for (const std::string& name : names) {
+      ASSERT_OK_AND_ASSIGN(std::string bytes, files.Read(name));
+      before.push_back(bytes);
+    }
+    for (bool read_only : {true, false}) {
+      RecordEngineOptions options;
+      options.read_only = read_only;
+      absl::Status status = RecordEngine::Open(*vfs_, kStore, options).status();
+      EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+    }
+    ASSERT_OK_AND_ASSIGN(auto after, vfs_->List(kStore));
+    ASSERT_EQ(after, names);
+    for (size_t i = 0; i < names.size(); ++i) {
+      ASSERT_OK_AND_ASSIGN(std::string bytes, files.Read(names[i]));
+      EXPECT_EQ(bytes, before[i]) << names[i];
+    }
   }
 }
 
