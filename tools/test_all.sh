@@ -4,13 +4,16 @@
 # against loaderx from outside its build (tools/ci/test_consumers.sh), the
 # Python wheel installed into fresh venvs (tools/ci/test_wheel.sh), then
 # the C++ suites again under AddressSanitizer + UndefinedBehaviorSanitizer
-# and under ThreadSanitizer. `.ci/run` runs exactly this script. Each pass
+# and under ThreadSanitizer, then the libFuzzer targets under ASan + UBSan
+# for $LOADERX_FUZZ_SECONDS each (default 60; 0 skips them;
+# tools/ci/run_fuzzers.sh). `.ci/run` runs exactly this script. Each pass
 # prints a closing line; the last line is the total, `total: N passed, M
 # failed`, and the exit status is non-zero if any pass failed.
 #
 #   bash tools/test_all.sh
 #
-# LOADERX_SANITIZERS=0 skips the sanitizer passes (for a quick local run).
+# LOADERX_SANITIZERS=0 skips the sanitizer and fuzzer passes (for a quick
+# local run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,6 +53,11 @@ if [[ "${LOADERX_SANITIZERS:-1}" != 0 ]]; then
   # The Python and Java tests are tagged no_sanitizer (see .bazelrc).
   run_suite cpp-asan-ubsan --config=asan --config=ubsan
   run_suite cpp-tsan --config=tsan
+fi
+fuzz_seconds="${LOADERX_FUZZ_SECONDS:-60}"
+if [[ "${LOADERX_SANITIZERS:-1}" != 0 && "$fuzz_seconds" != 0 ]]; then
+  bash tools/ci/run_fuzzers.sh "$fuzz_seconds" "$work/fuzz" || status=1
+  /usr/bin/python3 tools/ci/count_test_cases.py fuzz --xml-dir "$work/fuzz" "$tally" || status=1
 fi
 /usr/bin/python3 tools/ci/count_test_cases.py --total "$tally" || status=1
 exit "$status"

@@ -16,6 +16,9 @@ PACKAGES=(
   # Build: Bazel 4 from Debian plus the rule repositories it would otherwise download.
   bazel-bootstrap bazel-platforms bazel-skylib bazel-rules-java
   g++ make git clang-format
+  # The libFuzzer targets (--config=fuzz, tools/ci/run_fuzzers.sh): clang and
+  # its sanitizer and libFuzzer runtimes.
+  clang libclang-rt-14-dev
   # Native libraries the engine and its tests link against.
   libzstd-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libmsgpack-cxx-dev libxxhash-dev
