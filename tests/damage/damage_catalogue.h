@@ -39,6 +39,10 @@ struct CatalogueResult {
 struct CatalogueLimits {
   int seconds = 20;                     // per case
   uint64_t address_space = 4ull << 30;  // RLIMIT_AS per case
+  // Run only cases i with i % parts == part (the undamaged store always),
+  // so one sample's cases can be spread over test shards.
+  int part = 0;
+  int parts = 1;
 };
 
 // Runs every case for `sample` in directories under `work_dir` (removed
