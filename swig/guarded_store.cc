@@ -52,9 +52,14 @@ GuardedStore::Access::Access(const GuardedStore& guard, bool exclusive)
 
 GuardedStore::Access::~Access() { guard_.Unlock(exclusive_); }
 
+std::shared_ptr<TypedStore> GuardedStore::Share() const {
+  const Access access(*this, /*exclusive=*/false);
+  return store_;
+}
+
 void GuardedStore::Close() {
   Lock(/*exclusive=*/true);
-  std::unique_ptr<TypedStore> released = std::move(store_);
+  std::shared_ptr<TypedStore> released = std::move(store_);
   Unlock(/*exclusive=*/true);
   // The store's destructor (which may flush) runs outside the lock; every
   // call from now on finds the store closed.

@@ -54,8 +54,13 @@ class GuardedStore {
     return std::forward<Call>(call)(*store_);
   }
 
-  // Waits for the calls in flight, then releases the store (and its lock).
-  // Later calls do nothing.
+  // The store itself, for a loader that reads it past this handle's
+  // `Close` (the store and its lock are released when the last share goes).
+  // Throws FailedPrecondition if the store is closed.
+  std::shared_ptr<TypedStore> Share() const;
+
+  // Waits for the calls in flight, then releases this handle's share of the
+  // store (its lock goes with the last share). Later calls do nothing.
   void Close();
 
  private:
@@ -84,7 +89,7 @@ class GuardedStore {
   mutable int shared_ = 0;             // Shared calls in flight.
   mutable bool exclusive_ = false;     // An exclusive call or close runs.
   mutable int exclusive_waiting_ = 0;  // Exclusive callers waiting.
-  std::unique_ptr<TypedStore> store_;
+  std::shared_ptr<TypedStore> store_;
 };
 
 }  // namespace loaderx::binding
