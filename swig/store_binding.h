@@ -149,8 +149,10 @@ class StoreHandle {
   TypedStore& store() const;
 
  private:
+  friend class LoaderStreams;  // Shares `store_` with the loaders it feeds.
+
   std::shared_ptr<Vfs> vfs_;
-  std::unique_ptr<TypedStore> store_;
+  std::shared_ptr<TypedStore> store_;
 };
 
 // A dense store (`loaderx/dense_store.h`): Java's typed store handle.
