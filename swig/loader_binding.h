@@ -75,8 +75,6 @@ struct BatchMemory {
 // The named streams a loader reads, in batch order.
 class LoaderStreams {
  public:
-  LoaderStreams();
-  ~LoaderStreams();
 
   // A store of any kind: fixed-width kinds are dense streams, shaped ones
   // ragged. The loader shares the store: closing `store`'s handle while a
@@ -92,7 +90,10 @@ class LoaderStreams {
 
  private:
   friend class LoaderHandle;
-  struct Named;
+  struct Named {
+    std::string name;
+    std::shared_ptr<const LoaderStream> stream;
+  };
   std::vector<Named> streams_;
 };
 
