@@ -75,7 +75,6 @@ struct BatchMemory {
 // The named streams a loader reads, in batch order.
 class LoaderStreams {
  public:
-
   // A store of any kind: fixed-width kinds are dense streams, shaped ones
   // ragged. The loader shares the store: closing `store`'s handle while a
   // loader reads it leaves the store open (and locked) until that loader
