@@ -61,7 +61,8 @@ absl::StatusOr<CatalogueResult> RunCatalogue(const SampleKind& sample,
   all.insert(all.end(), cases.begin(), cases.end());
   for (size_t i = 0; i < all.size(); ++i) {
     const DamageCase& damage = all[i];
-    if (i > 0 && (i - 1) % limits.parts != static_cast<size_t>(limits.part)) {
+    if (i > 0 && ((i - 1) % limits.parts != static_cast<size_t>(limits.part) ||
+                  (i - 1) / limits.parts % limits.every != 0)) {
       continue;
     }
     if (absl::Status s = RemoveTree(store); !s.ok()) return s;

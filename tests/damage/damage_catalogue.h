@@ -43,6 +43,9 @@ struct CatalogueLimits {
   // so one sample's cases can be spread over test shards.
   int part = 0;
   int parts = 1;
+  // Of those, run only every `every`-th (ThreadSanitizer makes each fork
+  // slow, and the catalogue's cases are single-threaded).
+  int every = 1;
 };
 
 // Runs every case for `sample` in directories under `work_dir` (removed

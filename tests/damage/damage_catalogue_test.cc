@@ -21,6 +21,21 @@ namespace {
 // the sanitizers.
 constexpr int kParts = 2;
 
+// Under ThreadSanitizer, whose forks take a second each, a tenth of the
+// cases (the catalogue's cases are single-threaded; the other passes run
+// them all).
+#if defined(__SANITIZE_THREAD__)
+constexpr int kEvery = 10;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr int kEvery = 10;
+#else
+constexpr int kEvery = 1;
+#endif
+#else
+constexpr int kEvery = 1;
+#endif
+
 class DamageCatalogueTest
     : public testing::TestWithParam<std::tuple<SampleKind, int>> {};
 
@@ -30,6 +45,7 @@ TEST_P(DamageCatalogueTest, EveryCaseEndsCleanly) {
   CatalogueLimits limits;
   limits.part = std::get<1>(GetParam());
   limits.parts = kParts;
+  limits.every = kEvery;
   absl::StatusOr<std::string> work = MakeWorkDirectory(TestTempDir());
   ASSERT_TRUE(work.ok()) << work.status();
   absl::StatusOr<CatalogueResult> result = RunCatalogue(sample, *work, limits);
@@ -47,7 +63,7 @@ TEST_P(DamageCatalogueTest, EveryCaseEndsCleanly) {
   }
   // The catalogue is not empty, and damage is noticed: some cases must be
   // refused or reported, not all read as correct.
-  EXPECT_GT(result->cases.size(), 200u);
+  EXPECT_GT(result->cases.size(), 200u / kEvery);
   EXPECT_GT(result->counts[static_cast<int>(Outcome::kOpenRefused)], 0);
   EXPECT_GT(result->counts[static_cast<int>(Outcome::kDamageReported)], 0);
 }
