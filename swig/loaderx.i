@@ -294,6 +294,7 @@ void ThrowJavaException(JNIEnv* env,
 
 %include "swig/binding.h"
 %include "swig/store_binding.h"
+%include "swig/cli.i"
 
 #ifdef SWIGPYTHON
 %extend loaderx::binding::FileLock {

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
+#include "tools/cli/interrupt.h"
 
 namespace loaderx::cli {
 namespace {
@@ -90,6 +91,10 @@ StagedOutput::~StagedOutput() {
 }
 
 absl::Status StagedOutput::Commit() {
+  // An interrupt that arrived while the output was written abandons it.
+  if (absl::Status interrupted = CheckInterrupted(); !interrupted.ok()) {
+    return interrupted;
+  }
   // renameat2's RENAME_NOREPLACE refuses to replace what appeared at the
   // destination meanwhile (plain rename would replace an empty directory).
   if (renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, destination_.c_str(),

@@ -39,7 +39,8 @@ class StagedOutput {
   const std::string& destination() const { return destination_; }
 
   // Moves `path()` to the destination. AlreadyExists (and the partial
-  // output removed) if something appeared there meanwhile.
+  // output removed) if something appeared there meanwhile; Cancelled if an
+  // interrupt arrived (see `interrupt.h`).
   absl::Status Commit();
 
  private:
