@@ -263,13 +263,14 @@ def test_every_command_has_help(cli):
     assert "--json" in cli("info", "--help").stdout.decode()
 
 
-@pytest.mark.parametrize("command", ["recode", "import"])
+@pytest.mark.parametrize("command", ["recode", "import", "export"])
 def test_interrupt_leaves_no_destination(cli, tmp_path, command):
     np.save(tmp_path / "input.npy", _array())
     cli("import", "input.npy", "store", check_code=EXIT_OK)
     source_files = {p.name: p.read_bytes() for p in (tmp_path / "store").iterdir()}
-    args = (["recode", "store", "dest", "--codec", "raw"] if command == "recode"
-            else ["import", "input.npy", "dest"])
+    args = {"recode": ["recode", "store", "dest", "--codec", "raw"],
+            "import": ["import", "input.npy", "dest"],
+            "export": ["export", "store", "dest"]}[command]
     # The test hook makes every batch wait, so the signal lands mid-run.
     env = dict(cli.env, LOADERX_CLI_TEST_BATCH_DELAY_MS="300")
     child = subprocess.Popen(cli.prefix + args, cwd=tmp_path, env=env,

@@ -104,7 +104,7 @@ int RunCli(const std::vector<std::string>& arguments, std::ostream& out,
   context.progress = StderrIsTerminal() && !parsed->Has("--quiet");
   absl::Status status;
   {
-    ScopedInterruptHandler interrupts;
+    ScopedInterruptHandler interrupts(command->catches_interrupts);
     status = command->run(*parsed, context);
   }
   out.flush();

@@ -32,6 +32,10 @@ struct CommandContext {
 struct Command {
   CommandSpec spec;
   std::function<absl::Status(const ParsedArguments&, CommandContext&)> run;
+  // Whether the command writes a staged destination and so catches SIGINT
+  // and SIGTERM to remove it (`interrupt.h`); the others die at once, as
+  // any command-line tool does, which loses nothing.
+  bool catches_interrupts = false;
 };
 
 // The commands, by group (commands_*.cc).

@@ -234,7 +234,8 @@ std::vector<Command> ExportCommands() {
              QuietOption()},
             2,
             2},
-           RunExport}};
+           RunExport,
+           /*catches_interrupts=*/true}};
 }
 
 }  // namespace loaderx::cli

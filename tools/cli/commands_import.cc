@@ -395,7 +395,8 @@ std::vector<Command> ImportCommands() {
             "imported raw first and the dictionary trained on them, as "
             "`recode` does.\n",
             options, 2, 2},
-           RunImport}};
+           RunImport,
+           /*catches_interrupts=*/true}};
 }
 
 }  // namespace loaderx::cli

@@ -143,7 +143,8 @@ std::vector<Command> MaintainCommands() {
         "trained on 4 MiB, balanced 128 KiB on 16 MiB, max 1 MiB on 64 MiB), "
         "unless --dictionary gives one.\n",
         options, 2, 2},
-       RunRecode});
+       RunRecode,
+       /*catches_interrupts=*/true});
   return commands;
 }
 

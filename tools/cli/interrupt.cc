@@ -31,10 +31,10 @@ int TestBatchDelayMilliseconds() {
 
 }  // namespace
 
-ScopedInterruptHandler::ScopedInterruptHandler() {
+ScopedInterruptHandler::ScopedInterruptHandler(bool catch_signals) {
   pending_signal.store(0);
   struct sigaction action = {};
-  action.sa_handler = RecordSignal;
+  action.sa_handler = catch_signals ? RecordSignal : SIG_DFL;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, &previous_int_);
   sigaction(SIGTERM, &action, &previous_term_);

@@ -16,7 +16,9 @@ namespace loaderx::cli {
 
 class ScopedInterruptHandler {
  public:
-  ScopedInterruptHandler();
+  // `catch_signals` false: the default action (termination) instead, also
+  // in an interpreter that would otherwise only note the signal.
+  explicit ScopedInterruptHandler(bool catch_signals);
   ~ScopedInterruptHandler();
   ScopedInterruptHandler(const ScopedInterruptHandler&) = delete;
   ScopedInterruptHandler& operator=(const ScopedInterruptHandler&) = delete;
