@@ -170,7 +170,7 @@ absl::StatusOr<NpyHeader> ParseNpyHeader(absl::string_view prefix) {
   const PyLiteral* fortran = literal->Find("fortran_order");
   const PyLiteral* shape = literal->Find("shape");
   if (descr == nullptr || fortran == nullptr || shape == nullptr ||
-      literal->entries.size() != 3) {
+      literal->keys.size() != 3) {
     return HeaderError(
         "the header's keys are not exactly 'descr', 'fortran_order', 'shape'");
   }

@@ -221,7 +221,8 @@ class Parser {
       if (!Consume(":")) return Error("expected ':'");
       absl::StatusOr<PyLiteral> item = ParseValue(depth + 1);
       if (!item.ok()) return item.status();
-      value.entries.emplace_back(*std::move(key), *std::move(item));
+      value.keys.push_back(*std::move(key));
+      value.items.push_back(*std::move(item));
       SkipSpace();
       if (Consume(",")) continue;
       SkipSpace();
@@ -238,8 +239,9 @@ class Parser {
 }  // namespace
 
 const PyLiteral* PyLiteral::Find(absl::string_view key) const {
-  for (const auto& [name, value] : entries) {
-    if (name == key) return &value;
+  if (kind != Kind::kDict) return nullptr;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i] == key) return &items[i];
   }
   return nullptr;
 }

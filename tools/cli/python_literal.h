@@ -24,9 +24,11 @@ struct PyLiteral {
   Kind kind = Kind::kNone;
   bool boolean = false;
   uint64_t integer = 0;
-  std::string text;                                        // kString.
-  std::vector<PyLiteral> items;                            // kTuple, kList.
-  std::vector<std::pair<std::string, PyLiteral>> entries;  // kDict, in order.
+  std::string text;  // kString.
+  // kTuple and kList: the items; kDict: the values, in order, their keys
+  // in `keys`.
+  std::vector<PyLiteral> items;
+  std::vector<std::string> keys;  // kDict.
 
   // The value of `key` in a dict, or null.
   const PyLiteral* Find(absl::string_view key) const;
