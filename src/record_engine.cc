@@ -51,6 +51,10 @@ absl::Status CheckRecordSize(uint64_t size, uint64_t index) {
 
 }  // namespace
 
+uint64_t FrontierOf(const PhysicalHeader& header) {
+  return uint64_t{header.tail_chunk} << 32 | header.tail_offset;
+}
+
 RecordEngine::RecordEngine(std::unique_ptr<StoreFiles> files,
                            std::unique_ptr<Codec> codec,
                            std::unique_ptr<IntegrityFile> integrity,
@@ -70,7 +74,8 @@ RecordEngine::RecordEngine(std::unique_ptr<StoreFiles> files,
       pool_(options.thread_pool != nullptr ? options.thread_pool
                                            : DefaultThreadPool()),
       header_(header),
-      length_(header.length) {}
+      length_(header.length),
+      frontier_(FrontierOf(header)) {}
 
 RecordEngine::~RecordEngine() = default;
 
@@ -186,6 +191,7 @@ absl::StatusOr<uint64_t> RecordEngine::Commit(
   LOADERX_RETURN_IF_ERROR(WriteHeader(next));
   const uint64_t first = header_.length;
   header_ = next;
+  frontier_.store(FrontierOf(next), std::memory_order_release);
   length_.store(next.length, std::memory_order_release);
   return first;
 }
