@@ -106,8 +106,8 @@ absl::Status RecordEngine::Gather(absl::Span<const uint64_t> indices,
   if (mappings.enabled()) batch_view = mappings.Current();
   // Contiguous blocks per shard keep each worker's reads sequential in the
   // batch; each shard reuses one decompression context.
-  const int shards =
-      GatherShards(indices.size(), destinations.bytes, pool_->concurrency());
+  const int shards = GatherShards(indices.size(), destinations.bytes, !raw_,
+                                  pool_->concurrency());
   return pool_->TryParallelFor(shards, [&](int shard) -> absl::Status {
     const size_t begin = indices.size() * shard / shards;
     const size_t end = indices.size() * (shard + 1) / shards;
