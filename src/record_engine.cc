@@ -122,7 +122,13 @@ absl::StatusOr<std::vector<RecordEngine::Frame>> RecordEngine::Encode(
   std::vector<Frame> frames(records.size());
   // Each shard encodes (or, raw, just hashes) a contiguous block, with one
   // reused compression context.
-  const int shards = ShardsFor(records.size(), pool_->concurrency(), 4);
+  // Hashing a raw record is cheap (a gather's work model); compressing one
+  // is not, so compressed batches shard down to a few records per thread.
+  uint64_t bytes = 0;
+  for (absl::string_view record : records) bytes += record.size();
+  const int shards =
+      raw_ ? GatherShards(records.size(), bytes, false, pool_->concurrency())
+           : ShardsFor(records.size(), pool_->concurrency(), 4);
   LOADERX_RETURN_IF_ERROR(pool_->TryParallelFor(shards, [&](int shard) {
     const size_t begin = records.size() * shard / shards;
     const size_t end = records.size() * (shard + 1) / shards;
@@ -212,7 +218,16 @@ absl::Status RecordEngine::WritePayloads(const std::vector<Frame>& frames,
     size_t end = begin;
     while (end < frames.size() && locs[end].chunk_id == chunk_id &&
            (pieces.empty() || bytes + locs[end].phys_length <= flush_bytes_)) {
-      pieces.push_back(frames[end].stored());
+      const absl::string_view stored = frames[end].stored();
+      // Records the caller laid out back to back (a fixed-width batch)
+      // go out as one piece: one iovec, not one per record.
+      if (!pieces.empty() &&
+          pieces.back().data() + pieces.back().size() == stored.data()) {
+        pieces.back() = absl::string_view(pieces.back().data(),
+                                          pieces.back().size() + stored.size());
+      } else {
+        pieces.push_back(stored);
+      }
       bytes += locs[end].phys_length;
       ++end;
     }

@@ -9,9 +9,12 @@
 #
 #   bash tools/bench/callgrind_per_record.sh [--record_bytes=64]
 #       [--batch=4096] [--batches=8] [--records=65536] [--codecs="raw zstd"]
+#       [--measure=gather|append]
+# (append: the measured pass appends all `records`, `batch` at a time.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 record_bytes=64 batch=4096 batches=8 records=65536 codecs="raw zstd"
+measure=gather
 for arg in "$@"; do
   case "$arg" in
     --record_bytes=*) record_bytes=${arg#*=} ;;
@@ -19,6 +22,7 @@ for arg in "$@"; do
     --batches=*) batches=${arg#*=} ;;
     --records=*) records=${arg#*=} ;;
     --codecs=*) codecs=${arg#*=} ;;
+    --measure=*) measure=${arg#*=} ;;
     *) echo "callgrind_per_record.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -38,12 +42,14 @@ for codec in $codecs; do
     --collect-systime=yes \
     "$binary" --codec="$codec" --record_bytes="$record_bytes" \
     --batch="$batch" --batches="$batches" --records="$records" \
+    --measure="$measure" \
     --dir="$work" >"$work/stdout" 2>"$work/stderr" || {
     cat "$work/stderr" >&2
     exit 1
   }
   read -r instructions syscalls < <(awk '/^totals:/ {print $2, $3}' "$out")
   counted=$((batch * batches))
+  [[ $measure == append ]] && counted=$((records / batch * batch))
   printf '%-6s %12s %8s %14s %18.1f %16.3f\n' "$codec" "$record_bytes" \
     "$batch" "$counted" "$(echo "$instructions / $counted" | bc -l)" \
     "$(echo "$syscalls / $counted" | bc -l)"
