@@ -23,8 +23,8 @@ inline int ShardsFor(uint64_t count, int concurrency, uint64_t min_per_shard) {
 // for its table entry, checksum and bounds.
 //
 // The constants come from tools/bench/callgrind_per_record.sh (64 B
-// records, mapped store): a raw record costs ~430 instructions (~100 ns),
-// a zstd one ~1,220, of which the fixed part is the same ~400; handing a
+// records, mapped store): a raw record costs ~310 instructions (~100 ns),
+// a zstd one ~1,100, of which the fixed part is the same ~300; handing a
 // batch to a second thread costs ~1,000 instructions plus a futex wake, and
 // the wake-up latency of a sleeping worker (tens of microseconds on these
 // VMs) is what a shard must outweigh: ~256 KiB of copying or ~800 small

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "loaderx/error_code.h"
 #include "loaderx/spi/status_macros.h"
+#include "src/checksum.h"
 #include "src/engine_sharding.h"
 #include "src/index_check.h"
 #include "src/record_engine.h"
@@ -198,11 +199,26 @@ absl::Status RecordEngine::GatherMapped(std::shared_ptr<const MappedView>& view,
                                         absl::Span<char> destination,
                                         bool fixed,
                                         DecompressionContext* context) const {
+  // Fast paths inline: the view covers the entry, the bytes and the
+  // checksum, and nothing is overlaid. The out-of-line calls extend the
+  // view or read the overlay.
+  const bool overlaid = !overlay_.empty();
   RecordLoc loc;
+  // The entry's own bytes, when it came from the mapped table: its
+  // checksum binding is their hash.
+  const char* entry_bytes = nullptr;
   if (located != nullptr) {
     loc = *located;
   } else {
-    LOADERX_ASSIGN_OR_RETURN(loc, MappedLoc(view, length, index));
+    const absl::string_view segment = view->segment(SegmentOf(index));
+    const uint64_t at = OffsetInSegment(index);
+    if (ABSL_PREDICT_TRUE(!overlaid &&
+                          at + kRecordLocBytes <= segment.size())) {
+      entry_bytes = segment.data() + at;
+      loc = store_format::DecodeRecordLoc(entry_bytes);
+    } else {
+      LOADERX_ASSIGN_OR_RETURN(loc, MappedLoc(view, length, index));
+    }
   }
   if (ABSL_PREDICT_FALSE(loc.logic_length != destination.size() ||
                          (raw_ && loc.phys_length != loc.logic_length))) {
@@ -221,10 +237,26 @@ absl::Status RecordEngine::GatherMapped(std::shared_ptr<const MappedView>& view,
   }
   const absl::string_view stored(view->chunk(loc.chunk_id).data() + loc.offset,
                                  loc.phys_length);
-  if (verify_ && (integrity_ != nullptr || !overlay_.empty())) {
-    LOADERX_ASSIGN_OR_RETURN(const ChecksumEntry entry,
-                             MappedChecksum(view, length, index));
-    if (ABSL_PREDICT_FALSE(Classify(entry, loc, stored) == Check::kDamaged)) {
+  if (verify_ && (integrity_ != nullptr || overlaid)) {
+    ChecksumEntry entry;
+    const uint64_t entry_end =
+        integrity_format::EntryOffset(index) + kEntryBytes;
+    if (ABSL_PREDICT_TRUE(!overlaid && entry_end <= view->checksums().size())) {
+      entry = integrity_format::DecodeEntry(view->checksums().data() +
+                                            entry_end - kEntryBytes);
+    } else {
+      LOADERX_ASSIGN_OR_RETURN(entry, MappedChecksum(view, length, index));
+    }
+    if (!entry.empty() && entry_bytes != nullptr) {
+      // The binding is the hash of the encoded entry: hash the mapped one.
+      if (ABSL_PREDICT_FALSE(
+              Checksum(absl::string_view(entry_bytes, kRecordLocBytes)) !=
+                  entry.binding ||
+              Checksum(stored) != entry.checksum)) {
+        LOADERX_RETURN_IF_ERROR(CheckStored(index, loc, entry, stored));
+      }
+    } else if (ABSL_PREDICT_FALSE(Classify(entry, loc, stored) ==
+                                  Check::kDamaged)) {
       return CheckStored(index, loc, entry, stored);
     }
   }
