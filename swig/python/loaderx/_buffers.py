@@ -20,8 +20,10 @@ buffers are not kept and die with their arrays.
 import mmap
 import sys
 import threading
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 MIN_BYTES = 1 << 20
 MAX_POOLED = 8
@@ -55,12 +57,12 @@ def _mapping(size: int) -> mmap.mmap:
         return mapping
 
 
-def empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+def empty(shape: tuple[int, ...], dtype: npt.DTypeLike) -> npt.NDArray[Any]:
     """An uninitialised array of `shape` and `dtype` that the caller will
     overwrite entirely."""
-    dtype = np.dtype(dtype)
-    size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    kind = np.dtype(dtype)
+    size = int(np.prod(shape, dtype=np.int64)) * kind.itemsize
     if size < MIN_BYTES or sys.platform == "win32":
-        return np.empty(shape, dtype=dtype)
-    return np.frombuffer(_mapping(size), dtype=dtype,
-                         count=size // dtype.itemsize).reshape(shape)
+        return np.empty(shape, dtype=kind)
+    return np.frombuffer(_mapping(size), dtype=kind,
+                         count=size // kind.itemsize).reshape(shape)
