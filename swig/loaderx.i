@@ -1,6 +1,7 @@
 // The SWIG interface for loaderx's Python and Java bindings. It wraps the
-// binding surface in `binding.h` and `store_binding.h`; the idiomatic layers
-// on top live in `python/loaderx/` and `java/org/loaderx/`.
+// binding surface in `binding.h`, `store_binding.h` and `loader_binding.h`;
+// the idiomatic layers on top live in `python/loaderx/` and
+// `java/org/loaderx/`.
 //
 // Errors: every call runs inside the handler below, which hands a
 // `BindingError`'s status code, store error code and message to the one
@@ -12,8 +13,11 @@
 %module loaderx_native
 
 %{
+#include <limits>
+
 #include "absl/status/status.h"
 #include "swig/binding.h"
+#include "swig/loader_binding.h"
 #include "swig/store_binding.h"
 %}
 
@@ -22,6 +26,8 @@
 %include <std_vector.i>
 
 %template(StringVector) std::vector<std::string>;
+
+%include "swig/boundary_typemaps.i"
 
 // ---------------------------------------------------------------------------
 // Errors.
@@ -127,30 +133,7 @@ void ThrowJavaException(JNIEnv* env,
                                       static_cast<Py_ssize_t>($1.size()));
 }
 
-// A writable, C-contiguous buffer (a numpy array) filled in place.
-%typemap(in) loaderx::binding::MutableBuffer (Py_buffer view) {
-  view.obj = nullptr;
-  if (PyObject_GetBuffer($input, &view,
-                         PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0) {
-    SWIG_fail;
-  }
-  $1.data = view.buf;
-  $1.size = static_cast<size_t>(view.len);
-}
-%typemap(freearg) loaderx::binding::MutableBuffer {
-  if (view$argnum.obj != nullptr) PyBuffer_Release(&view$argnum);
-}
-
-// A contiguous buffer (bytes, a numpy array) read in place.
-%typemap(in) loaderx::binding::ConstBuffer (Py_buffer view) {
-  view.obj = nullptr;
-  if (PyObject_GetBuffer($input, &view, PyBUF_C_CONTIGUOUS) != 0) SWIG_fail;
-  $1.data = view.buf;
-  $1.size = static_cast<size_t>(view.len);
-}
-%typemap(freearg) loaderx::binding::ConstBuffer {
-  if (view$argnum.obj != nullptr) PyBuffer_Release(&view$argnum);
-}
+// MutableBuffer and ConstBuffer: `boundary_typemaps.i`.
 
 // int64 arrays: a list of ints out, any sequence of ints in.
 %typemap(out) loaderx::binding::Int64Array {
@@ -207,6 +190,11 @@ void ThrowJavaException(JNIEnv* env,
   $1 = &temp;
 }
 %typemap(out) loaderx::binding::Bytes {
+  if ($1.size() > static_cast<size_t>(std::numeric_limits<jsize>::max())) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaIllegalArgumentException,
+                            "the result does not fit one byte[]");
+    return $null;
+  }
   $result = jenv->NewByteArray(static_cast<jsize>($1.size()));
   if ($result != nullptr) {
     jenv->SetByteArrayRegion($result, 0, static_cast<jsize>($1.size()),
@@ -294,6 +282,13 @@ void ThrowJavaException(JNIEnv* env,
 
 %include "swig/binding.h"
 %include "swig/store_binding.h"
+
+// ---------------------------------------------------------------------------
+// The loader: `LoaderHandle` over the engine's `DataLoader`, its batches
+// viewed without copies (`loader_typemaps.i` says how in each language).
+
+%include "swig/loader_typemaps.i"
+%include "swig/loader_binding.h"
 
 #ifdef SWIGPYTHON
 %extend loaderx::binding::FileLock {
