@@ -15,6 +15,30 @@ inline int ShardsFor(uint64_t count, int concurrency, uint64_t min_per_shard) {
   return static_cast<int>(std::min<uint64_t>(useful, concurrency));
 }
 
+// Shards for a gather of `records` records totalling `bytes` decoded
+// bytes: one (run inline on the caller: no hand-off) while the batch is
+// cheap, else one per `kGatherShardCost` of work, up to `concurrency`.
+// Work is counted in byte-equivalents of a raw copy: a record's bytes
+// (times `kDecodeCostFactor` when they are decompressed) plus a fixed cost
+// for its table entry, checksum and bounds.
+//
+// The constants come from tools/bench/callgrind_per_record.sh (64 B
+// records, mapped store): a raw record costs ~310 instructions (~100 ns),
+// a zstd one ~1,100, of which the fixed part is the same ~300; handing a
+// batch to a second thread costs ~1,000 instructions plus a futex wake, and
+// the wake-up latency of a sleeping worker (tens of microseconds on these
+// VMs) is what a shard must outweigh: ~256 KiB of copying or ~800 small
+// raw records per shard, ~50-80 us of work, is the switch.
+inline constexpr uint64_t kGatherRecordCost = 256;
+inline constexpr uint64_t kDecodeCostFactor = 4;
+inline constexpr uint64_t kGatherShardCost = 256 << 10;
+inline int GatherShards(uint64_t records, uint64_t bytes, bool decodes,
+                        int concurrency) {
+  const uint64_t work =
+      (decodes ? kDecodeCostFactor : 1) * (bytes + records * kGatherRecordCost);
+  return ShardsFor(work, concurrency, kGatherShardCost);
+}
+
 }  // namespace loaderx
 
 #endif  // LOADERX_SRC_ENGINE_SHARDING_H_

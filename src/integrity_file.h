@@ -41,6 +41,8 @@ class IntegrityFile {
   IntegrityFile& operator=(const IntegrityFile&) = delete;
 
   const std::string& path() const { return file_->path(); }
+  // The open file, for readers that map its entries.
+  const VfsFile& file() const { return *file_; }
 
   // The durable state: the intact slot with the larger sequence, or nullopt
   // if neither slot is intact.

@@ -51,6 +51,10 @@ absl::Status CheckRecordSize(uint64_t size, uint64_t index) {
 
 }  // namespace
 
+uint64_t FrontierOf(const PhysicalHeader& header) {
+  return uint64_t{header.tail_chunk} << 32 | header.tail_offset;
+}
+
 RecordEngine::RecordEngine(std::unique_ptr<StoreFiles> files,
                            std::unique_ptr<Codec> codec,
                            std::unique_ptr<IntegrityFile> integrity,
@@ -70,7 +74,8 @@ RecordEngine::RecordEngine(std::unique_ptr<StoreFiles> files,
       pool_(options.thread_pool != nullptr ? options.thread_pool
                                            : DefaultThreadPool()),
       header_(header),
-      length_(header.length) {}
+      length_(header.length),
+      frontier_(FrontierOf(header)) {}
 
 RecordEngine::~RecordEngine() = default;
 
@@ -117,7 +122,13 @@ absl::StatusOr<std::vector<RecordEngine::Frame>> RecordEngine::Encode(
   std::vector<Frame> frames(records.size());
   // Each shard encodes (or, raw, just hashes) a contiguous block, with one
   // reused compression context.
-  const int shards = ShardsFor(records.size(), pool_->concurrency(), 4);
+  // Hashing a raw record is cheap (a gather's work model); compressing one
+  // is not, so compressed batches shard down to a few records per thread.
+  uint64_t bytes = 0;
+  for (absl::string_view record : records) bytes += record.size();
+  const int shards =
+      raw_ ? GatherShards(records.size(), bytes, false, pool_->concurrency())
+           : ShardsFor(records.size(), pool_->concurrency(), 4);
   LOADERX_RETURN_IF_ERROR(pool_->TryParallelFor(shards, [&](int shard) {
     const size_t begin = records.size() * shard / shards;
     const size_t end = records.size() * (shard + 1) / shards;
@@ -186,6 +197,7 @@ absl::StatusOr<uint64_t> RecordEngine::Commit(
   LOADERX_RETURN_IF_ERROR(WriteHeader(next));
   const uint64_t first = header_.length;
   header_ = next;
+  frontier_.store(FrontierOf(next), std::memory_order_release);
   length_.store(next.length, std::memory_order_release);
   return first;
 }
@@ -206,7 +218,16 @@ absl::Status RecordEngine::WritePayloads(const std::vector<Frame>& frames,
     size_t end = begin;
     while (end < frames.size() && locs[end].chunk_id == chunk_id &&
            (pieces.empty() || bytes + locs[end].phys_length <= flush_bytes_)) {
-      pieces.push_back(frames[end].stored());
+      const absl::string_view stored = frames[end].stored();
+      // Records the caller laid out back to back (a fixed-width batch)
+      // go out as one piece: one iovec, not one per record.
+      if (!pieces.empty() &&
+          pieces.back().data() + pieces.back().size() == stored.data()) {
+        pieces.back() = absl::string_view(pieces.back().data(),
+                                          pieces.back().size() + stored.size());
+      } else {
+        pieces.push_back(stored);
+      }
       bytes += locs[end].phys_length;
       ++end;
     }

@@ -93,6 +93,9 @@ struct RecordEngineOptions {
   uint64_t compaction_batch_records = 1 << 16;
 };
 
+// A header's frontier as one number: tail_chunk << 32 | tail_offset.
+uint64_t FrontierOf(const store_format::PhysicalHeader& header);
+
 class RecordEngine {
  public:
   // Creates a store in `directory`, creating it and any missing parents.
@@ -293,16 +296,57 @@ class RecordEngine {
                                       const store_format::RecordLoc& to,
                                       std::string& buffer);
 
+  // Where a gather puts record i: `spans[i]`, or (fixed-width batches,
+  // `spans` empty) `width` bytes at `base + i * width`. `bytes` is the
+  // total, which decides how the batch is divided.
+  struct Destinations {
+    absl::Span<const absl::Span<char>> spans;
+    char* base = nullptr;
+    uint64_t width = 0;
+    uint64_t bytes = 0;
+    absl::Span<char> at(size_t i) const;
+  };
+  static Destinations SpansOf(absl::Span<const absl::Span<char>> spans);
+
   // Gathers with `locs[i]` for record i, or with entries read as it goes
-  // when `locs` is empty.
+  // when `locs` is empty (record_engine_gather.cc).
   absl::Status Gather(absl::Span<const uint64_t> indices,
                       absl::Span<const store_format::RecordLoc> locs,
-                      absl::Span<const absl::Span<char>> destinations,
-                      bool fixed) const;
+                      const Destinations& destinations, bool fixed) const;
+  // One record through the mappings: `located` is its entry if the caller
+  // has it. `view` is extended (replaced) when the record lies past it.
+  // Unimplemented if the VFS declined to map.
+  absl::Status GatherMapped(std::shared_ptr<const MappedView>& view,
+                            uint64_t length, uint64_t index,
+                            const store_format::RecordLoc* located,
+                            absl::Span<char> destination, bool fixed,
+                            DecompressionContext* context) const;
+  // Record `index`'s table and checksum entries through the mappings of a
+  // store of `length` records (a delete's overlay first).
+  absl::StatusOr<store_format::RecordLoc> MappedLoc(
+      std::shared_ptr<const MappedView>& view, uint64_t length,
+      uint64_t index) const;
+  absl::StatusOr<integrity_format::ChecksumEntry> MappedChecksum(
+      std::shared_ptr<const MappedView>& view, uint64_t length,
+      uint64_t index) const;
+  // How many of `loc`'s chunk's bytes are committed (all, for a chunk
+  // before the frontier's).
+  uint64_t CommittedChunkBytes(const store_format::RecordLoc& loc) const;
+  // One record through `ReadAt`.
   absl::Status GatherOne(uint64_t index, const store_format::RecordLoc& loc,
                          absl::Span<char> destination, bool fixed,
                          DecompressionContext* context,
                          std::string& staging) const;
+  // The checks and the decoding both paths share.
+  absl::Status CheckGatheredSize(uint64_t index,
+                                 const store_format::RecordLoc& loc,
+                                 uint64_t destination_size, bool fixed) const;
+  absl::Status CheckStored(uint64_t index, const store_format::RecordLoc& loc,
+                           const integrity_format::ChecksumEntry& entry,
+                           absl::string_view stored) const;
+  absl::Status Decode(uint64_t index, absl::string_view stored,
+                      absl::Span<char> destination,
+                      DecompressionContext* context) const;
   // A buffer that grows without zero-filling: a decode whose frame turns
   // out not to fit never touches (so never commits) the memory.
   struct ScratchBuffer {
@@ -350,6 +394,10 @@ class RecordEngine {
   integrity_format::MetaBytes last_written_{};  // Guarded by `writer_mu_`.
   bool state_behind_ = false;                   // Guarded by `writer_mu_`.
   std::atomic<uint64_t> length_{0};             // Published after each commit.
+  // The committed frontier, tail_chunk << 32 | tail_offset: published
+  // before `length_`, so a reader that sees a length sees a frontier at
+  // least as far.
+  std::atomic<uint64_t> frontier_{0};
 };
 
 }  // namespace loaderx

@@ -79,6 +79,9 @@ absl::Status RecordEngine::Journaled(const JournalRecord& record) {
 }
 
 absl::Status RecordEngine::Install(const JournalRecord& record, bool replay) {
+  // Committed entries and bytes are about to be rewritten: no mapping made
+  // before may serve a read after (none overlaps this call).
+  files_->mappings().Invalidate();
   // A frontier that grows (compaction staging past it) is written first, so
   // no entry ever points past the header's frontier, not even for a reader
   // that sees the rewrite half done (loaderx 1.7.7 checks it at open).
@@ -130,6 +133,8 @@ absl::Status RecordEngine::Install(const JournalRecord& record, bool replay) {
     }
   }
   LOADERX_RETURN_IF_ERROR(SyncLocked());
+  files_->mappings().Invalidate();
+  frontier_.store(FrontierOf(header_), std::memory_order_release);
   length_.store(header_.length, std::memory_order_release);
   return absl::OkStatus();
 }

@@ -103,34 +103,6 @@ absl::Status RecordEngine::ForEachLoc(
   return absl::OkStatus();
 }
 
-absl::Status RecordEngine::GatherFixed(absl::Span<const uint64_t> indices,
-                                       uint64_t width,
-                                       absl::Span<char> destination) const {
-  if (width == 0 || destination.size() / width != indices.size() ||
-      destination.size() % width != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("gather: ", indices.size(), " records of ", width,
-                     " bytes need ", indices.size() * width,
-                     " bytes, the destination has ", destination.size()));
-  }
-  std::vector<absl::Span<char>> slots(indices.size());
-  for (size_t i = 0; i < indices.size(); ++i) {
-    slots[i] = destination.subspan(i * width, width);
-  }
-  return Gather(indices, {}, slots, /*fixed=*/true);
-}
-
-absl::Status RecordEngine::GatherVariable(
-    absl::Span<const uint64_t> indices,
-    absl::Span<const absl::Span<char>> destinations) const {
-  if (destinations.size() != indices.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("gather: ", indices.size(), " indices but ",
-                     destinations.size(), " destinations"));
-  }
-  return Gather(indices, {}, destinations, /*fixed=*/false);
-}
-
 absl::StatusOr<std::vector<uint64_t>> RecordEngine::RecordSizes(
     absl::Span<const uint64_t> indices) const {
   LOADERX_ASSIGN_OR_RETURN(std::vector<RecordLoc> locs, Locate(indices));
@@ -143,7 +115,11 @@ absl::StatusOr<std::vector<RecordLoc>> RecordEngine::Locate(
     absl::Span<const uint64_t> indices) const {
   LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
   std::vector<RecordLoc> locs(indices.size());
-  const int shards = ShardsFor(indices.size(), pool_->concurrency(), 64);
+  // Through mappings an entry is a load: only huge batches are worth
+  // handing to other threads.
+  const int shards =
+      ShardsFor(indices.size(), pool_->concurrency(),
+                files_->mappings().enabled() ? uint64_t{1} << 16 : 64);
   LOADERX_RETURN_IF_ERROR(
       pool_->TryParallelFor(shards, [&](int shard) -> absl::Status {
         const size_t begin = indices.size() * shard / shards;
@@ -156,6 +132,21 @@ absl::StatusOr<std::vector<RecordLoc>> RecordEngine::Locate(
 
 absl::Status RecordEngine::ReadLocRuns(absl::Span<const uint64_t> indices,
                                        absl::Span<RecordLoc> locs) const {
+  StoreMappings& mappings = files_->mappings();
+  if (mappings.enabled()) {
+    std::shared_ptr<const MappedView> view = mappings.Current();
+    const uint64_t count = length();
+    size_t i = 0;
+    for (; i < indices.size(); ++i) {
+      absl::StatusOr<RecordLoc> loc = MappedLoc(view, count, indices[i]);
+      if (absl::IsUnimplemented(loc.status())) break;  // Declined to map.
+      LOADERX_RETURN_IF_ERROR(loc.status());
+      locs[i] = *loc;
+    }
+    if (i == indices.size()) return absl::OkStatus();
+    indices.remove_prefix(i);
+    locs.remove_prefix(i);
+  }
   if (!overlay_.empty()) {
     for (size_t i = 0; i < indices.size(); ++i) {
       LOADERX_ASSIGN_OR_RETURN(locs[i], ReadLoc(indices[i]));
@@ -188,99 +179,6 @@ absl::Status RecordEngine::ReadLocRuns(absl::Span<const uint64_t> indices,
       locs[i + k] = store_format::DecodeRecordLoc(&bytes[k * kRecordLocBytes]);
     }
     i += run;
-  }
-  return absl::OkStatus();
-}
-
-absl::Status RecordEngine::GatherLocated(
-    absl::Span<const uint64_t> indices, absl::Span<const RecordLoc> locs,
-    absl::Span<const absl::Span<char>> destinations) const {
-  if (locs.size() != indices.size() || destinations.size() != indices.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "gather: ", indices.size(), " indices, ", locs.size(),
-        " table entries and ", destinations.size(), " destinations"));
-  }
-  return Gather(indices, locs, destinations, /*fixed=*/false);
-}
-
-absl::Status RecordEngine::Gather(
-    absl::Span<const uint64_t> indices, absl::Span<const RecordLoc> locs,
-    absl::Span<const absl::Span<char>> destinations, bool fixed) const {
-  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length()));
-  // Contiguous blocks per shard keep each worker's reads sequential in the
-  // batch; each shard reuses one decompression context and staging buffer.
-  const int shards = ShardsFor(indices.size(), pool_->concurrency(), 8);
-  return pool_->TryParallelFor(shards, [&](int shard) -> absl::Status {
-    const size_t begin = indices.size() * shard / shards;
-    const size_t end = indices.size() * (shard + 1) / shards;
-    std::unique_ptr<DecompressionContext> context;
-    if (!raw_) {
-      LOADERX_ASSIGN_OR_RETURN(context, codec_->NewDecompressionContext());
-    }
-    std::string staging;
-    for (size_t i = begin; i < end; ++i) {
-      RecordLoc loc;
-      if (locs.empty()) {
-        LOADERX_ASSIGN_OR_RETURN(loc, ReadLoc(indices[i]));
-      } else {
-        loc = locs[i];
-      }
-      LOADERX_RETURN_IF_ERROR(GatherOne(indices[i], loc, destinations[i], fixed,
-                                        context.get(), staging));
-    }
-    return absl::OkStatus();
-  });
-}
-
-absl::Status RecordEngine::GatherOne(uint64_t index, const RecordLoc& loc,
-                                     absl::Span<char> destination, bool fixed,
-                                     DecompressionContext* context,
-                                     std::string& staging) const {
-  if (loc.logic_length != destination.size()) {
-    if (fixed) {
-      return CorruptRecordError(absl::StrCat(
-          "record ", index, " has ", loc.logic_length,
-          " bytes, not the store's record width ", destination.size()));
-    }
-    return absl::InvalidArgumentError(
-        absl::StrCat("gather: record ", index, " has ", loc.logic_length,
-                     " bytes, its destination ", destination.size()));
-  }
-  LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, files_->Chunk(loc.chunk_id));
-  absl::Span<char> stored = destination;
-  if (raw_) {
-    if (loc.phys_length != loc.logic_length) {
-      return CorruptRecordError(
-          absl::StrCat("record ", index, " stores ", loc.phys_length,
-                       " bytes for a raw record of ", loc.logic_length));
-    }
-  } else {
-    // Bounded by the chunk's size, which `Open` checked the entry against.
-    staging.resize(loc.phys_length);
-    stored = absl::MakeSpan(staging);
-  }
-  absl::Status read = chunk->ReadAt(loc.offset, stored);
-  if (absl::IsOutOfRange(read)) {
-    return absl::DataLossError(absl::StrCat("record ", index,
-                                            " lies past the end of ",
-                                            chunk->path(), " (damaged store)"));
-  }
-  LOADERX_RETURN_IF_ERROR(read);
-  if (verify_ && (integrity_ != nullptr || !overlay_.empty())) {
-    LOADERX_ASSIGN_OR_RETURN(const ChecksumEntry entry, ReadChecksum(index));
-    const absl::string_view bytes(stored.data(), stored.size());
-    if (Classify(entry, loc, bytes) == Check::kDamaged) {
-      return CorruptRecordError(absl::StrCat(
-          files_->directory(), ": record ", index,
-          " does not match the checksum written with it (damaged store)"));
-    }
-  }
-  if (raw_) return absl::OkStatus();
-  absl::Status decoded =
-      context->Decompress(absl::string_view(staging), destination);
-  if (!decoded.ok()) {
-    return CorruptRecordError(
-        absl::StrCat("record ", index, ": ", decoded.message()));
   }
   return absl::OkStatus();
 }

@@ -55,8 +55,11 @@ absl::Status StoreFiles::Add(std::vector<std::unique_ptr<VfsFile>>& files,
     std::shared_lock lock(mu_);
     if (id < files.size()) {
       // Reused after an append that failed before committing: start empty.
-      return create ? files[id]->Truncate(0)
-                    : absl::InternalError(absl::StrCat(name, " opened twice"));
+      if (!create) {
+        return absl::InternalError(absl::StrCat(name, " opened twice"));
+      }
+      mappings_.Invalidate();
+      return files[id]->Truncate(0);
     }
     if (id != files.size()) {
       return absl::InternalError(
@@ -106,6 +109,7 @@ absl::Status StoreFiles::RemoveFrom(
     std::vector<std::unique_ptr<VfsFile>>& files, std::set<uint64_t>& written,
     uint64_t first, std::string (*name)(uint64_t)) {
   std::unique_lock lock(mu_);
+  if (files.size() > first) mappings_.Invalidate();
   while (files.size() > first) {
     const uint64_t id = files.size() - 1;
     files.pop_back();  // Close before removing.

@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "loaderx/vfs.h"
+#include "src/store_mappings.h"
 
 namespace loaderx {
 
@@ -40,6 +41,10 @@ class StoreFiles {
   Vfs& vfs() const { return vfs_; }
   const std::string& directory() const { return directory_; }
   std::string PathOf(absl::string_view name) const;
+
+  // The mappings readers read the files through. Removing files or
+  // emptying a reused one invalidates them.
+  StoreMappings& mappings() const { return mappings_; }
 
   // The open chunk or segment `id`; DataLoss if the store has no such file
   // (a record-table entry pointing outside the store).
@@ -98,6 +103,7 @@ class StoreFiles {
   const std::unique_ptr<VfsFile> meta_;
   const bool read_only_;
 
+  mutable StoreMappings mappings_;
   mutable std::shared_mutex mu_;
   std::vector<std::unique_ptr<VfsFile>> chunks_;    // Guarded by `mu_`.
   std::vector<std::unique_ptr<VfsFile>> segments_;  // Guarded by `mu_`.

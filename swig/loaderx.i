@@ -282,6 +282,7 @@ void ThrowJavaException(JNIEnv* env,
 
 %include "swig/binding.h"
 %include "swig/store_binding.h"
+%include "swig/cli.i"
 
 // ---------------------------------------------------------------------------
 // The loader: `LoaderHandle` over the engine's `DataLoader`, its batches

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what the benchmarks compare against and the tests do not need:
 # Debian's torch (tools/bench/bench_loader.py), h5py and lmdb
-# (tools/bench/bench_dense.py). Idempotent, like install_deps.sh.
+# (tools/bench/bench_dense.py, bench_score.py), valgrind and bc
+# (tools/bench/callgrind_per_record.sh). Idempotent, like install_deps.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/ci/install_deps.sh
 missing=()
-for pkg in python3-torch python3-h5py python3-lmdb; do
+for pkg in python3-torch python3-h5py python3-lmdb valgrind bc; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
     missing+=("$pkg")
 done

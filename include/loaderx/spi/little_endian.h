@@ -5,14 +5,22 @@
 #ifndef LOADERX_SPI_LITTLE_ENDIAN_H_
 #define LOADERX_SPI_LITTLE_ENDIAN_H_
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace loaderx {
 
 // Writes the low `bytes` bytes of `value` (all of T by default) at `out`.
 template <typename T>
 void StoreLittle(char* out, T value, size_t bytes = sizeof(T)) {
+  if constexpr (std::endian::native == std::endian::little) {
+    if (bytes == sizeof(T)) {  // One store on a little-endian host.
+      std::memcpy(out, &value, sizeof(T));
+      return;
+    }
+  }
   for (size_t i = 0; i < bytes; ++i) {
     out[i] = static_cast<char>(value >> (8 * i));
   }
@@ -22,6 +30,12 @@ void StoreLittle(char* out, T value, size_t bytes = sizeof(T)) {
 template <typename T>
 T LoadLittle(const char* in, size_t bytes = sizeof(T)) {
   T value = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    if (bytes == sizeof(T)) {  // One load on a little-endian host.
+      std::memcpy(&value, in, sizeof(T));
+      return value;
+    }
+  }
   for (size_t i = 0; i < bytes; ++i) {
     value |= static_cast<T>(static_cast<uint8_t>(in[i])) << (8 * i);
   }

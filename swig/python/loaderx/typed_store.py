@@ -59,7 +59,7 @@ from typing import Any, Literal, Self
 import numpy as np
 import numpy.typing as npt
 
-from loaderx import _dtype
+from loaderx import _buffers, _dtype
 from loaderx import loaderx_native as _native
 from loaderx._typing import RecordKey, StrPath
 from loaderx.errors import IndexOutOfRangeError
@@ -273,7 +273,8 @@ class TypedStore:
         if self._fixed_width:
             count = indices.size if indices.dtype != np.bool_ else int(
                 np.count_nonzero(indices))
-            out = np.empty((count, *self._item_shape), dtype=self._dtype)
+            # Large results reuse pre-faulted, page-aligned buffers.
+            out = _buffers.empty((count, *self._item_shape), self._dtype)
             self._native.gather_into(indices, _bytes_of(out))
             return out
         (shapes, offsets), buffer = self._native.read(indices)

@@ -1,0 +1,357 @@
+// `RecordEngine`'s gathers: a batch's records decoded into their
+// destinations, through the store's mappings where the VFS maps (one pass
+// over the batch: table entry, checksum entry and stored bytes read from
+// the mapped files, the bytes copied or decoded straight into the
+// destination) and through positional reads where it does not. Both paths
+// make the same checks and report the same errors: a location outside its
+// file is DataLoss, a checksum mismatch a corrupt record.
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/optimization.h"
+#include "absl/strings/str_cat.h"
+#include "loaderx/error_code.h"
+#include "loaderx/spi/status_macros.h"
+#include "src/checksum.h"
+#include "src/engine_sharding.h"
+#include "src/index_check.h"
+#include "src/record_engine.h"
+
+namespace loaderx {
+namespace {
+
+using integrity_format::ChecksumEntry;
+using integrity_format::kEntryBytes;
+using store_format::kRecordLocBytes;
+using store_format::OffsetInSegment;
+using store_format::RecordLoc;
+using store_format::SegmentOf;
+
+absl::Status NoEntryError(absl::string_view path, uint64_t index) {
+  return absl::DataLossError(absl::StrCat(path, " has no entry for record ",
+                                          index, " (damaged store)"));
+}
+
+absl::Status PastChunkEndError(absl::string_view path, uint64_t index) {
+  return absl::DataLossError(absl::StrCat(
+      "record ", index, " lies past the end of ", path, " (damaged store)"));
+}
+
+}  // namespace
+
+absl::Span<char> RecordEngine::Destinations::at(size_t i) const {
+  return spans.empty() ? absl::Span<char>(base + i * width, width) : spans[i];
+}
+
+absl::Status RecordEngine::GatherFixed(absl::Span<const uint64_t> indices,
+                                       uint64_t width,
+                                       absl::Span<char> destination) const {
+  if (width == 0 || destination.size() / width != indices.size() ||
+      destination.size() % width != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("gather: ", indices.size(), " records of ", width,
+                     " bytes need ", indices.size() * width,
+                     " bytes, the destination has ", destination.size()));
+  }
+  Destinations destinations;
+  destinations.base = destination.data();
+  destinations.width = width;
+  destinations.bytes = destination.size();
+  return Gather(indices, {}, destinations, /*fixed=*/true);
+}
+
+absl::Status RecordEngine::GatherVariable(
+    absl::Span<const uint64_t> indices,
+    absl::Span<const absl::Span<char>> destinations) const {
+  if (destinations.size() != indices.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("gather: ", indices.size(), " indices but ",
+                     destinations.size(), " destinations"));
+  }
+  return Gather(indices, {}, SpansOf(destinations), /*fixed=*/false);
+}
+
+absl::Status RecordEngine::GatherLocated(
+    absl::Span<const uint64_t> indices, absl::Span<const RecordLoc> locs,
+    absl::Span<const absl::Span<char>> destinations) const {
+  if (locs.size() != indices.size() || destinations.size() != indices.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "gather: ", indices.size(), " indices, ", locs.size(),
+        " table entries and ", destinations.size(), " destinations"));
+  }
+  return Gather(indices, locs, SpansOf(destinations), /*fixed=*/false);
+}
+
+RecordEngine::Destinations RecordEngine::SpansOf(
+    absl::Span<const absl::Span<char>> spans) {
+  Destinations destinations;
+  destinations.spans = spans;
+  for (const absl::Span<char>& span : spans) destinations.bytes += span.size();
+  return destinations;
+}
+
+absl::Status RecordEngine::Gather(absl::Span<const uint64_t> indices,
+                                  absl::Span<const RecordLoc> locs,
+                                  const Destinations& destinations,
+                                  bool fixed) const {
+  const uint64_t length = this->length();
+  LOADERX_RETURN_IF_ERROR(CheckIndices(indices, length));
+  StoreMappings& mappings = files_->mappings();
+  std::shared_ptr<const MappedView> batch_view;
+  if (mappings.enabled()) batch_view = mappings.Current();
+  // Contiguous blocks per shard keep each worker's reads sequential in the
+  // batch; each shard reuses one decompression context.
+  const int shards = GatherShards(indices.size(), destinations.bytes, !raw_,
+                                  pool_->concurrency());
+  return pool_->TryParallelFor(shards, [&](int shard) -> absl::Status {
+    const size_t begin = indices.size() * shard / shards;
+    const size_t end = indices.size() * (shard + 1) / shards;
+    std::unique_ptr<DecompressionContext> context;
+    if (!raw_) {
+      LOADERX_ASSIGN_OR_RETURN(context, codec_->NewDecompressionContext());
+    }
+    size_t i = begin;
+    if (batch_view != nullptr) {
+      std::shared_ptr<const MappedView> view = batch_view;
+      for (; i < end; ++i) {
+        absl::Status gathered = GatherMapped(
+            view, length, indices[i], locs.empty() ? nullptr : &locs[i],
+            destinations.at(i), fixed, context.get());
+        if (ABSL_PREDICT_FALSE(!gathered.ok())) {
+          // The VFS declined to map: the rest goes through `ReadAt`.
+          if (absl::IsUnimplemented(gathered)) break;
+          return gathered;
+        }
+      }
+    }
+    std::string staging;
+    for (; i < end; ++i) {
+      RecordLoc loc;
+      if (locs.empty()) {
+        LOADERX_ASSIGN_OR_RETURN(loc, ReadLoc(indices[i]));
+      } else {
+        loc = locs[i];
+      }
+      LOADERX_RETURN_IF_ERROR(GatherOne(indices[i], loc, destinations.at(i),
+                                        fixed, context.get(), staging));
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status RecordEngine::CheckGatheredSize(uint64_t index,
+                                             const RecordLoc& loc,
+                                             uint64_t destination_size,
+                                             bool fixed) const {
+  if (loc.logic_length != destination_size) {
+    if (fixed) {
+      return CorruptRecordError(absl::StrCat(
+          "record ", index, " has ", loc.logic_length,
+          " bytes, not the store's record width ", destination_size));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("gather: record ", index, " has ", loc.logic_length,
+                     " bytes, its destination ", destination_size));
+  }
+  if (raw_ && loc.phys_length != loc.logic_length) {
+    return CorruptRecordError(
+        absl::StrCat("record ", index, " stores ", loc.phys_length,
+                     " bytes for a raw record of ", loc.logic_length));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RecordEngine::CheckStored(uint64_t index, const RecordLoc& loc,
+                                       const ChecksumEntry& entry,
+                                       absl::string_view stored) const {
+  if (Classify(entry, loc, stored) == Check::kDamaged) {
+    return CorruptRecordError(absl::StrCat(
+        files_->directory(), ": record ", index,
+        " does not match the checksum written with it (damaged store)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RecordEngine::Decode(uint64_t index, absl::string_view stored,
+                                  absl::Span<char> destination,
+                                  DecompressionContext* context) const {
+  if (raw_) {
+    std::memcpy(destination.data(), stored.data(), stored.size());
+    return absl::OkStatus();
+  }
+  absl::Status decoded = context->Decompress(stored, destination);
+  if (!decoded.ok()) {
+    return CorruptRecordError(
+        absl::StrCat("record ", index, ": ", decoded.message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RecordEngine::GatherMapped(std::shared_ptr<const MappedView>& view,
+                                        uint64_t length, uint64_t index,
+                                        const RecordLoc* located,
+                                        absl::Span<char> destination,
+                                        bool fixed,
+                                        DecompressionContext* context) const {
+  // Fast paths inline: the view covers the entry, the bytes and the
+  // checksum, and nothing is overlaid. The out-of-line calls extend the
+  // view or read the overlay.
+  const bool overlaid = !overlay_.empty();
+  RecordLoc loc;
+  // The entry's own bytes, when it came from the mapped table: its
+  // checksum binding is their hash.
+  const char* entry_bytes = nullptr;
+  if (located != nullptr) {
+    loc = *located;
+  } else {
+    const absl::string_view segment = view->segment(SegmentOf(index));
+    const uint64_t at = OffsetInSegment(index);
+    if (ABSL_PREDICT_TRUE(!overlaid &&
+                          at + kRecordLocBytes <= segment.size())) {
+      entry_bytes = segment.data() + at;
+      loc = store_format::DecodeRecordLoc(entry_bytes);
+    } else {
+      LOADERX_ASSIGN_OR_RETURN(loc, MappedLoc(view, length, index));
+    }
+  }
+  if (ABSL_PREDICT_FALSE(loc.logic_length != destination.size() ||
+                         (raw_ && loc.phys_length != loc.logic_length))) {
+    return CheckGatheredSize(index, loc, destination.size(), fixed);
+  }
+  // The stored bytes, bounded by the chunk's mapped (so existing) bytes.
+  const uint64_t stored_end = uint64_t{loc.offset} + loc.phys_length;
+  if (ABSL_PREDICT_FALSE(view->chunk(loc.chunk_id).size() < stored_end)) {
+    LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, files_->Chunk(loc.chunk_id));
+    LOADERX_ASSIGN_OR_RETURN(
+        view, files_->mappings().Extend(MappedFileKind::kChunk, loc.chunk_id,
+                                        *chunk, CommittedChunkBytes(loc)));
+    if (view->chunk(loc.chunk_id).size() < stored_end) {
+      return PastChunkEndError(chunk->path(), index);
+    }
+  }
+  const absl::string_view stored(view->chunk(loc.chunk_id).data() + loc.offset,
+                                 loc.phys_length);
+  if (verify_ && (integrity_ != nullptr || overlaid)) {
+    ChecksumEntry entry;
+    const uint64_t entry_end =
+        integrity_format::EntryOffset(index) + kEntryBytes;
+    if (ABSL_PREDICT_TRUE(!overlaid && entry_end <= view->checksums().size())) {
+      entry = integrity_format::DecodeEntry(view->checksums().data() +
+                                            entry_end - kEntryBytes);
+    } else {
+      LOADERX_ASSIGN_OR_RETURN(entry, MappedChecksum(view, length, index));
+    }
+    if (!entry.empty() && entry_bytes != nullptr) {
+      // The binding is the hash of the encoded entry: hash the mapped one.
+      if (ABSL_PREDICT_FALSE(
+              Checksum(absl::string_view(entry_bytes, kRecordLocBytes)) !=
+                  entry.binding ||
+              Checksum(stored) != entry.checksum)) {
+        LOADERX_RETURN_IF_ERROR(CheckStored(index, loc, entry, stored));
+      }
+    } else if (ABSL_PREDICT_FALSE(Classify(entry, loc, stored) ==
+                                  Check::kDamaged)) {
+      return CheckStored(index, loc, entry, stored);
+    }
+  }
+  if (raw_) {
+    std::memcpy(destination.data(), stored.data(), stored.size());
+    return absl::OkStatus();
+  }
+  return Decode(index, stored, destination, context);
+}
+
+absl::StatusOr<RecordLoc> RecordEngine::MappedLoc(
+    std::shared_ptr<const MappedView>& view, uint64_t length,
+    uint64_t index) const {
+  if (!overlay_.empty()) {
+    if (auto it = overlay_.find(index); it != overlay_.end()) {
+      return it->second.loc;
+    }
+  }
+  const uint64_t segment_id = SegmentOf(index);
+  const uint64_t entry_end = OffsetInSegment(index) + kRecordLocBytes;
+  if (ABSL_PREDICT_FALSE(view->segment(segment_id).size() < entry_end)) {
+    // Map every entry committed in this segment so far.
+    const uint64_t first = segment_id * store_format::kEntriesPerSegment;
+    const uint64_t committed =
+        std::min(length - first, store_format::kEntriesPerSegment);
+    LOADERX_ASSIGN_OR_RETURN(VfsFile * segment, files_->Segment(segment_id));
+    LOADERX_ASSIGN_OR_RETURN(
+        view, files_->mappings().Extend(MappedFileKind::kSegment, segment_id,
+                                        *segment, committed * kRecordLocBytes));
+    if (view->segment(segment_id).size() < entry_end) {
+      return NoEntryError(segment->path(), index);
+    }
+  }
+  return store_format::DecodeRecordLoc(view->segment(segment_id).data() +
+                                       entry_end - kRecordLocBytes);
+}
+
+absl::StatusOr<ChecksumEntry> RecordEngine::MappedChecksum(
+    std::shared_ptr<const MappedView>& view, uint64_t length,
+    uint64_t index) const {
+  if (!overlay_.empty()) {
+    if (auto it = overlay_.find(index); it != overlay_.end()) {
+      return it->second.checksum;
+    }
+  }
+  if (integrity_ == nullptr) return ChecksumEntry{};
+  const uint64_t entry_end = integrity_format::EntryOffset(index) + kEntryBytes;
+  if (ABSL_PREDICT_FALSE(view->checksums().size() < entry_end &&
+                         view->checksums_sought() < entry_end)) {
+    LOADERX_ASSIGN_OR_RETURN(
+        view, files_->mappings().Extend(MappedFileKind::kChecksums, 0,
+                                        integrity_->file(),
+                                        integrity_format::EntryOffset(length)));
+  }
+  // Records appended by a program that does not keep checksums.lx have no
+  // entry.
+  if (view->checksums().size() < entry_end) return ChecksumEntry{};
+  return integrity_format::DecodeEntry(view->checksums().data() + entry_end -
+                                       kEntryBytes);
+}
+
+uint64_t RecordEngine::CommittedChunkBytes(const RecordLoc& loc) const {
+  const uint64_t frontier = frontier_.load(std::memory_order_acquire);
+  const uint64_t tail_chunk = frontier >> 32;
+  // A chunk before the tail is never appended to again: all of it.
+  if (loc.chunk_id < tail_chunk) return std::numeric_limits<uint64_t>::max();
+  if (loc.chunk_id == tail_chunk) return frontier & 0xFFFFFFFFu;
+  return 0;  // Past the frontier: a damaged entry.
+}
+
+absl::Status RecordEngine::GatherOne(uint64_t index, const RecordLoc& loc,
+                                     absl::Span<char> destination, bool fixed,
+                                     DecompressionContext* context,
+                                     std::string& staging) const {
+  LOADERX_RETURN_IF_ERROR(
+      CheckGatheredSize(index, loc, destination.size(), fixed));
+  LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, files_->Chunk(loc.chunk_id));
+  // Raw records are read straight into their destination. Compressed ones
+  // are staged: bounded by the chunk's size, which `Open` checked the
+  // entry against.
+  absl::Span<char> stored = destination;
+  if (!raw_) {
+    staging.resize(loc.phys_length);
+    stored = absl::MakeSpan(staging);
+  }
+  absl::Status read = chunk->ReadAt(loc.offset, stored);
+  if (absl::IsOutOfRange(read)) return PastChunkEndError(chunk->path(), index);
+  LOADERX_RETURN_IF_ERROR(read);
+  const absl::string_view bytes(stored.data(), stored.size());
+  if (verify_ && (integrity_ != nullptr || !overlay_.empty())) {
+    LOADERX_ASSIGN_OR_RETURN(const ChecksumEntry entry, ReadChecksum(index));
+    LOADERX_RETURN_IF_ERROR(CheckStored(index, loc, entry, bytes));
+  }
+  if (raw_) return absl::OkStatus();
+  return Decode(index, bytes, destination, context);
+}
+
+}  // namespace loaderx

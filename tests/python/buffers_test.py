@@ -1,0 +1,71 @@
+"""Large batch reads come back in recycled, pre-faulted, page-aligned
+buffers: the same arrays as before (dtype, shape, values, writable), and a
+buffer is reused only once nothing refers to it any more."""
+
+import resource
+
+import numpy as np
+
+from loaderx import _buffers
+from loaderx.zrecord import DenseStore
+
+SHAPE = (64, 64)  # 4 KiB records: a 256-record batch is 1 MiB.
+
+
+def store_of(tmp_path, count=600):
+    data = (np.arange(count * 4096, dtype=np.uint64) % 251).astype(
+        np.uint8).reshape(count, *SHAPE)
+    store = DenseStore(tmp_path / "s", np.uint8, SHAPE)
+    store.append(data)
+    return store, data
+
+
+def test_large_batches_are_the_same_arrays(tmp_path):
+    store, data = store_of(tmp_path)
+    index = np.arange(0, 512, 2)
+    got = store[index]
+    assert isinstance(got, np.ndarray) and got.dtype == np.uint8
+    assert got.shape == (256, *SHAPE) and got.flags.c_contiguous
+    assert got.flags.writeable and got.ctypes.data % 4096 == 0
+    np.testing.assert_array_equal(got, data[index])
+    got[0, 0, 0] ^= 1  # Writable, and a copy: the store is untouched.
+    np.testing.assert_array_equal(store[index][0], data[index[0]])
+    small = store[[1, 2]]
+    np.testing.assert_array_equal(small, data[[1, 2]])
+    store.close()
+
+
+def test_a_buffer_is_reused_only_when_nothing_refers_to_it(tmp_path):
+    store, data = store_of(tmp_path)
+    first = store[np.arange(256)]
+    address = first.ctypes.data
+    view = first[10:20]
+    del first
+    second = store[np.arange(256, 512)]  # The view still holds the first.
+    assert second.ctypes.data != address
+    np.testing.assert_array_equal(view, data[10:20])
+    np.testing.assert_array_equal(second, data[256:512])
+    del view
+    third = store[np.arange(100, 356)]
+    assert third.ctypes.data == address  # Recycled: nothing held it.
+    np.testing.assert_array_equal(third, data[100:356])
+    np.testing.assert_array_equal(second, data[256:512])
+    store.close()
+
+
+def test_recycled_reads_do_not_fault_their_pages_in(tmp_path):
+    store, _ = store_of(tmp_path)
+    index = np.arange(256)
+    store[index]  # Makes the pooled buffer.
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(20):
+        store[index]
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+    # 20 fresh 1 MiB arrays would fault 20 * 256 pages in.
+    assert faults < 20 * 256 // 4, faults
+    store.close()
+
+
+def test_small_results_are_plain_numpy_arrays():
+    out = _buffers.empty((4, 3), np.float32)
+    assert out.flags.owndata and out.shape == (4, 3)

@@ -1,0 +1,376 @@
+"""The score benchmark: every gather workload of the performance table,
+with its contenders and its limits measured in the same run on the same
+records and the same random index plans, in interleaved rounds.
+
+Workloads (records, batch): dense 64 B / 4 KiB / 256 KiB records, raw and
+zstd; ragged CHW uint8 images, raw; and raw appends of 64 B records.
+Contenders, per workload where they apply:
+
+  loaderx store[idx]     the Python binding's batch read (a new array)
+  loaderx gather_into    the same native gather into one reused buffer
+  loaderx-1.7.7          the published package, store[idx] on a copy of the
+                         same store, in its own venv (tests/oracle/reference.py
+                         builds it); reported as missing when it cannot run
+  np.take(out=)          an in-RAM array, into a reused buffer
+  npy-mmap               np.load(mmap_mode='r')[idx]
+  lmdb get+copy          one LMDB value per record, copied out (python3-lmdb)
+  limit memcpy/pread     bare loops over the store's own chunk files on the
+                         same threads (tools/bench/bare_gather.cc)
+  limit zstd decode      bare ZSTD_decompressDCtx of the store's own frames
+
+Every contender's first batch is checked against the source records before
+timing. Each round times every contender once over the whole plan; ratios
+are taken within a round and reported as min-max over the rounds, beside
+each contender's own min-max rate. Page cache warm, as in a training loop.
+
+    bazel run --config=opt //tools/bench:bench_score -- [--scale 1]
+        [--rounds 5] [--threads 2] [--only dense-64B-raw,...] [--dir /tmp]
+
+`--scale` multiplies every record count (bigger data sets); `--quick`
+shrinks everything to a smoke test. Needs tools/bench/install_bench_deps.sh
+for LMDB; missing contenders are printed as missing, never skipped silently.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from loaderx.typed_store import _bytes_of
+from loaderx.zrecord import DenseStore, RaggedStore
+
+try:
+    import lmdb
+except ImportError:  # Reported as missing.
+    lmdb = None
+
+# (name, kind, item bytes or None for ragged, batch, records at scale 1, codec)
+WORKLOADS = [
+    ("dense-64B-raw", "dense", 64, 4096, 65536, "raw"),
+    ("dense-64B-zstd", "dense", 64, 4096, 65536, "zstd"),
+    ("dense-4KiB-raw", "dense", 4096, 4096, 16384, "raw"),
+    ("dense-4KiB-zstd", "dense", 4096, 4096, 16384, "zstd"),
+    ("dense-256KiB-raw", "dense", 256 << 10, 256, 800, "raw"),
+    ("dense-256KiB-zstd", "dense", 256 << 10, 256, 800, "zstd"),
+    ("ragged-CHW-raw", "ragged", None, 256, 1500, "raw"),
+    ("append-64B-raw", "append", 64, 4096, 262144, "raw"),
+]
+
+# Run by the reference's interpreter: times its store[idx] (or appends)
+# over the plan, prints the seconds per round and the first batch's hash.
+REFERENCE_SCRIPT = r"""
+import hashlib, json, sys, time
+import numpy as np
+from loaderx.zrecord import DenseStore, RaggedStore
+mode, path, plan_path, batch, rounds = sys.argv[1:6]
+batch, rounds = int(batch), int(rounds)
+if mode == "append":
+    data = np.load(plan_path)
+    times = []
+    for r in range(rounds):
+        target = f"{path}-{r}"
+        start = time.perf_counter()
+        store = DenseStore(target, data.dtype, data.shape[1:], codec="raw")
+        for b in range(0, len(data), batch):
+            store.append(data[b:b + batch])
+        store.close()
+        times.append(time.perf_counter() - start)
+    print(json.dumps({"times": times, "hash": ""}))
+    sys.exit(0)
+plan = np.fromfile(plan_path, dtype="<u8").reshape(-1, batch)
+store = (DenseStore if mode == "dense" else RaggedStore)(path)
+def digest(got):
+    parts = got if isinstance(got, list) else [got]
+    h = hashlib.sha256()
+    for p in parts: h.update(np.ascontiguousarray(p).tobytes())
+    return h.hexdigest()
+first = digest(store[plan[0]])
+for b in plan: store[b]
+times = []
+for r in range(rounds):
+    start = time.perf_counter()
+    for b in plan: store[b]
+    times.append(time.perf_counter() - start)
+print(json.dumps({"times": times, "hash": first}))
+"""
+
+
+def digest(got):
+    parts = got if isinstance(got, list) else [got]
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(np.ascontiguousarray(part).tobytes())
+    return h.hexdigest()
+
+
+def dense_records(count, item_bytes):
+    """Image-like bytes (a gradient with 3 bits of noise in every other
+    byte): zstd shrinks them about 1.8x, like the reference's data."""
+    rng = np.random.default_rng(0)
+    ramp = (np.arange(item_bytes) * 3 % 256).astype(np.uint8)
+    noise = rng.integers(0, 8, (count, item_bytes), dtype=np.uint8)
+    noise[:, ::2] = 0
+    return (ramp[None] + (np.arange(count) * 7 % 256).astype(np.uint8)[:, None]) ^ noise
+
+
+def ragged_records(count):
+    """CHW RGB images with lognormal sides (as bench_ragged.py)."""
+    rng = np.random.default_rng(0)
+    sides = np.clip(rng.lognormal(np.log(160), 0.4, (count, 2)), 32, 384).astype(int)
+    out = []
+    for i, (h, w) in enumerate(sides):
+        base = (np.add.outer(np.arange(h) * 5, np.arange(w) * 3) + i * 7) % 256
+        out.append(np.broadcast_to(base.astype(np.uint8), (3, h, w)).copy())
+    return out
+
+
+def reference_python():
+    """1.7.7's interpreter, or (None, why)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+    try:
+        from tests.oracle.reference import reference_python as build
+        return build(), None
+    except Exception as error:  # Missing venv, no network, no module.
+        return None, f"{type(error).__name__}: {error}"
+
+
+class Round:
+    """Seconds per contender for one pass over the plan, this round."""
+
+    def __init__(self):
+        self.seconds = {}
+
+
+def timed(function):
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def bare(binary, store, plan_path, batch, mode, threads):
+    done = subprocess.run(
+        [binary, f"--store={store}", f"--plan={plan_path}", f"--batch={batch}",
+         f"--mode={mode}", f"--threads={threads}", "--repeat=1"],
+        capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"bare_gather --mode={mode}: {done.stderr.strip()}")
+    return float(done.stdout.split()[0])
+
+
+def run_workload(spec, args, work, reference, bare_binary):
+    name, kind, item_bytes, batch, count, codec = spec
+    count = max(batch * 2, int(count * args.scale))
+    batches = args.batches
+    rng = np.random.default_rng(42)
+    plan = rng.integers(0, count, (batches, batch)).astype(np.uint64)
+    plan_i = plan.astype(np.intp)  # numpy's index type, for its contenders.
+    plan_path = os.path.join(work, f"{name}.plan")
+    plan.astype("<u8").tofile(plan_path)
+    missing = {}
+    contenders = {}  # name -> callable doing the whole plan
+    path = os.path.join(work, name)
+
+    if kind == "append":
+        data = dense_records(count, item_bytes)
+        def ours_append(r=[0]):
+            r[0] += 1
+            store = DenseStore(f"{path}-ours-{r[0]}", data.dtype, data.shape[1:],
+                               codec="raw")
+            for b in range(0, count, batch):
+                store.append(data[b:b + batch])
+            store.close()
+        contenders["loaderx append"] = ours_append
+        data_path = os.path.join(work, f"{name}.npy")
+        np.save(data_path, data)
+        logical = data.nbytes
+        records_per_pass = count
+        external = {}
+        if reference[0] is not None:
+            external["loaderx-1.7.7 append"] = lambda: json.loads(subprocess.run(
+                [reference[0], "-I", "-c", REFERENCE_SCRIPT, "append",
+                 f"{path}-ref", data_path, str(batch), "1"],
+                capture_output=True, text=True, check=True).stdout)["times"][0]
+        else:
+            missing["loaderx-1.7.7 append"] = reference[1]
+        return measure(name, contenders, external, missing, args, logical,
+                       records_per_pass, f"{count} records of 64 B appended "
+                       f"{batch} at a time", base="loaderx append")
+
+    if kind == "dense":
+        data = dense_records(count, item_bytes)
+        store = DenseStore(path, np.uint8, (item_bytes,), codec=codec)
+        for b in range(0, count, 4096):
+            store.append(data[b:b + 4096])
+        store.close(sync=False)
+        store = DenseStore(path)
+        expected = [data[p] for p in plan]
+    else:
+        records = ragged_records(count)
+        store = RaggedStore(path, np.uint8, codec=codec)
+        for b in range(0, count, 256):
+            store.append(records[b:b + 256])
+        store.close(sync=False)
+        store = RaggedStore(path)
+        expected = [[records[i] for i in p] for p in plan]
+    logical = sum(sum(r.nbytes for r in e) if isinstance(e, list) else e.nbytes
+                  for e in expected)
+    check = {}
+
+    contenders["loaderx store[idx]"] = lambda: [store[p] for p in plan]
+    check["loaderx store[idx]"] = lambda: store[plan[0]]
+    if kind == "dense":
+        reused = np.empty((batch, item_bytes), np.uint8)
+        def gather_into():
+            for p in plan:
+                store._native.gather_into(p, _bytes_of(reused))
+        def gather_first():
+            store._native.gather_into(plan[0], _bytes_of(reused))
+            return reused
+        contenders["loaderx gather_into"] = gather_into
+        check["loaderx gather_into"] = gather_first
+        taken = np.empty((batch, item_bytes), np.uint8)
+        contenders["np.take(out=)"] = lambda: [
+            np.take(data, p, axis=0, out=taken, mode="clip") for p in plan_i]
+        check["np.take(out=)"] = lambda: np.take(data, plan_i[0], axis=0)
+        np.save(path + ".npy", data)
+        mapped = np.load(path + ".npy", mmap_mode="r")
+        contenders["npy-mmap"] = lambda: [mapped[p] for p in plan_i]
+        check["npy-mmap"] = lambda: mapped[plan_i[0]]
+    if lmdb is None:
+        missing["lmdb get+copy"] = "python lmdb is not installed"
+    else:
+        env = lmdb.open(path + ".lmdb", map_size=(logical // batches + 1) * 4
+                        * count // batch + (1 << 30), sync=False,
+                        metasync=False, readahead=False)
+        source = data if kind == "dense" else records
+        with env.begin(write=True) as txn:
+            for i in range(count):
+                txn.put(i.to_bytes(8, "big"), source[i].tobytes())
+        shapes = None if kind == "dense" else [r.shape for r in records]
+        def lmdb_batch(p):
+            with env.begin(buffers=True) as txn:
+                if kind == "dense":
+                    out = np.empty((batch, item_bytes), np.uint8)
+                    for slot, i in enumerate(p):
+                        out[slot] = np.frombuffer(txn.get(int(i).to_bytes(8, "big")),
+                                                  np.uint8)
+                    return out
+                return [np.frombuffer(txn.get(int(i).to_bytes(8, "big")),
+                                      np.uint8).reshape(shapes[i]).copy()
+                        for i in p]
+        contenders["lmdb get+copy"] = lambda: [lmdb_batch(p) for p in plan_i]
+        check["lmdb get+copy"] = lambda: lmdb_batch(plan_i[0])
+    want = digest(expected[0])
+    for contender, first in check.items():
+        assert digest(first()) == want, f"{name}: {contender} gathered wrong bytes"
+
+    external = {}
+    # Limits over the store's own files; ragged payloads are the even
+    # physical records.
+    physical = plan if kind == "dense" else plan * 2
+    physical_path = plan_path + ".physical"
+    physical.astype("<u8").tofile(physical_path)
+    for mode in (["memcpy", "pread"] if codec == "raw" else ["zstd"]):
+        external[f"limit {mode}"] = (
+            lambda mode=mode: bare(bare_binary, path, physical_path, batch, mode,
+                                   args.threads))
+    if reference[0] is not None:
+        copy = path + "-1.7.7"
+        shutil.copytree(path, copy)
+        probe = subprocess.run(
+            [reference[0], "-I", "-c", REFERENCE_SCRIPT, kind, copy, plan_path,
+             str(batch), "1"], capture_output=True, text=True)
+        if probe.returncode != 0:
+            missing["loaderx-1.7.7"] = probe.stderr.strip().splitlines()[-1:]
+        else:
+            assert json.loads(probe.stdout)["hash"] == want, \
+                f"{name}: loaderx-1.7.7 gathered wrong bytes"
+            external["loaderx-1.7.7"] = lambda: json.loads(subprocess.run(
+                [reference[0], "-I", "-c", REFERENCE_SCRIPT, kind, copy,
+                 plan_path, str(batch), "1"], capture_output=True, text=True,
+                check=True).stdout)["times"][0]
+    else:
+        missing["loaderx-1.7.7"] = reference[1]
+    item = (f"{item_bytes} B" if item_bytes else "CHW uint8 images")
+    return measure(name, contenders, external, missing, args, logical,
+                   batches * batch, f"{count} records of {item}, {codec}, batch "
+                   f"{batch}, {batches} batches", base="loaderx store[idx]")
+
+
+def measure(name, contenders, external, missing, args, logical, records,
+            title, base):
+    for run in contenders.values():  # Warm every contender once.
+        run()
+    seconds = {c: [] for c in list(contenders) + list(external)}
+    for _ in range(args.rounds):
+        for contender, run in contenders.items():
+            seconds[contender].append(timed(run))
+        for contender, run in external.items():
+            seconds[contender].append(run())
+    print(f"\n## {name}: {title}; {args.rounds} rounds, {args.threads} threads")
+    columns = [c for c in ("np.take(out=)", "npy-mmap", "lmdb get+copy",
+                           "loaderx-1.7.7", "loaderx-1.7.7 append",
+                           "limit memcpy", "limit pread", "limit zstd")
+               if c in seconds]
+    header = f"{'contender':22} {'M rec/s':>15} {'GiB/s':>13}"
+    for c in columns:
+        header += f" {'vs ' + c:>24}"
+    print(header)
+    rows = {}
+    for contender, times in seconds.items():
+        rates = [records / t / 1e6 for t in times]
+        gib = [logical / t / 2**30 for t in times]
+        line = (f"{contender:22} {min(rates):>7.3f}-{max(rates):<7.3f}"
+                f" {min(gib):>6.2f}-{max(gib):<6.2f}")
+        for c in columns:
+            ratios = [o / t for t, o in zip(times, seconds[c])]
+            line += f" {min(ratios):>11.2f}-{max(ratios):<10.2f}x"
+        print(line)
+        rows[contender] = {"seconds": times}
+    for contender, why in missing.items():
+        print(f"{contender:22} missing: {why}")
+        rows[contender] = {"missing": str(why)}
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--batches", type=int, default=8)
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--only", default="")
+    parser.add_argument("--dir", default=tempfile.gettempdir())
+    parser.add_argument("--bare-gather", default="")
+    parser.add_argument("--no-reference", action="store_true",
+                        help="report loaderx 1.7.7 as missing without trying")
+    parser.add_argument("--quick", action="store_true",
+                        help="tiny sizes, 1 round: a smoke test")
+    args = parser.parse_args()
+    if args.quick:
+        args.scale, args.rounds, args.batches = 0.01, 1, 2
+    bare_binary = args.bare_gather or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "bare_gather")
+    reference = ((None, "not tried (--no-reference)") if args.no_reference
+                 else reference_python())
+    work = tempfile.mkdtemp(prefix="loaderx_bench_score_", dir=args.dir)
+    try:
+        results = {}
+        for spec in WORKLOADS:
+            if args.only and spec[0] not in args.only.split(","):
+                continue
+            results[spec[0]] = run_workload(spec, args, work, reference,
+                                            bare_binary)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
