@@ -19,8 +19,6 @@
 namespace loaderx::binding {
 namespace {
 
-constexpr char kDenseKind[] = "dense";
-
 template <typename T>
 absl::Span<const T> Values(ConstBuffer buffer, absl::string_view what) {
   if (buffer.size % sizeof(T) != 0) {
@@ -41,32 +39,11 @@ uint64_t Count(int64_t value, absl::string_view what) {
   return static_cast<uint64_t>(value);
 }
 
-// Java's indices: a negative long is out of range, as any index past the
-// end is.
-std::vector<uint64_t> JavaIndices(const Int64Array& values) {
-  std::vector<uint64_t> indices(values.size());
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (values[i] < 0) {
-      ThrowIfError(absl::OutOfRangeError(absl::StrCat(
-          "index ", values[i], " (position ", i, ") is negative")));
-    }
-    indices[i] = static_cast<uint64_t>(values[i]);
-  }
-  return indices;
-}
-
 StoreStatistics ToStatistics(const StoreStats& stats) {
   return StoreStatistics{static_cast<int64_t>(stats.records),
                          static_cast<int64_t>(stats.live_bytes),
                          static_cast<int64_t>(stats.chunk_bytes),
                          static_cast<int64_t>(stats.reclaimable)};
-}
-
-StoreOptions Options(const std::string& codec, const Bytes& dictionary) {
-  StoreOptions options;
-  options.codec = codec;
-  options.dictionary = dictionary;
-  return options;
 }
 
 // Indices in the engine's terms: uint64 buffers as they are (no copy),
@@ -283,21 +260,6 @@ void StoreHandle::delete_records(IndexBuffer indices) {
   ThrowIfError(store().Delete(resolved.span()));
 }
 
-int64_t StoreHandle::append_bytes(const Bytes& data) {
-  return static_cast<int64_t>(ValueOrThrow(store().AppendFixed(data)));
-}
-
-Bytes StoreHandle::gather(const Int64Array& indices) const {
-  const std::vector<uint64_t> checked = JavaIndices(indices);
-  Bytes out(checked.size() * store().record_bytes(), '\0');
-  ThrowIfError(store().GatherFixed(checked, absl::MakeSpan(out)));
-  return out;
-}
-
-void StoreHandle::delete_indices(const Int64Array& indices) {
-  ThrowIfError(store().Delete(JavaIndices(indices)));
-}
-
 void StoreHandle::compact() { ThrowIfError(store().Compact()); }
 
 StoreStatistics StoreHandle::stats() const {
@@ -307,25 +269,5 @@ StoreStatistics StoreHandle::stats() const {
 void StoreHandle::sync() { ThrowIfError(store().Sync()); }
 
 void StoreHandle::close() { store_.reset(); }
-
-DenseStoreHandle::DenseStoreHandle(const Filesystem& fs,
-                                   const std::string& path)
-    : StoreHandle(
-          fs, ValueOrThrow(TypedStore::Open(*fs.vfs(), path, kDenseKind))) {}
-
-DenseStoreHandle::DenseStoreHandle(const Filesystem& fs,
-                                   const std::string& path, const DType& dtype,
-                                   const Int64Array& item_shape,
-                                   const std::string& codec,
-                                   const Bytes& dictionary)
-    : StoreHandle(fs, ValueOrThrow(TypedStore::Create(
-                          *fs.vfs(), path, kDenseKind,
-                          TypeIdentity{dtype, Shape(item_shape)},
-                          Options(codec, dictionary)))) {}
-
-DenseStoreHandle::DenseStoreHandle(const Filesystem& fs,
-                                   const std::string& path,
-                                   const OpenRequest& request)
-    : StoreHandle(fs, path, kDenseKind, request) {}
 
 }  // namespace loaderx::binding
