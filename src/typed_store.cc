@@ -264,6 +264,7 @@ absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::OpenOrCreate(
   StoreOptions options;
   options.level = request.level;
   options.thread_pool = request.thread_pool;
+  options.read_only = request.read_only;
   if (found == Found::kStore) {
     if (request.dictionary.has_value()) {
       return absl::InvalidArgumentError(
@@ -277,6 +278,10 @@ absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::OpenOrCreate(
       owner != nullptr && request.dtype.has_value() &&
       (owner->layout() != RecordGeometry::Layout::kFixedWidth ||
        request.item_shape.has_value());
+  if (request.read_only) {
+    return absl::NotFoundError(absl::StrCat(
+        path, " is not a loaderx store (a read-only open creates none)"));
+  }
   if (!can_create) {
     if (found == Found::kUnfinished) {
       return absl::DataLossError(absl::StrCat(

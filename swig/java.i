@@ -24,7 +24,7 @@
 // gives no address for are IllegalArgumentException
 // (`org.loaderx.internal.Buffers` checks in Java, the typemaps again in
 // C++). A method called on an object whose native half was deleted is
-// IllegalStateException, never a null dereference.
+// IllegalStateException (`boundary_typemaps.i`).
 
 // ---------------------------------------------------------------------------
 // Errors: the status -> exception table is `org.loaderx.Errors.of`.
@@ -127,15 +127,6 @@ class JavaOutputBuffer final : public loaderx::binding::OutputBuffer {
   }
 }
 
-// A deleted object's methods: IllegalStateException.
-%typemap(check) SWIGTYPE* self %{
-  if ($1 == nullptr) {
-    SWIG_JavaThrowException(jenv, SWIG_JavaIllegalStateException,
-                            "the object was deleted");
-    return $null;
-  }
-%}
-
 // The jar loads its own native library (`NativeLibrary`).
 %pragma(java) jniclasscode=%{
   static {
@@ -173,6 +164,11 @@ class JavaOutputBuffer final : public loaderx::binding::OutputBuffer {
   $1 = &temp;
 }
 %typemap(out) loaderx::binding::Bytes {
+  if ($1.size() > static_cast<size_t>(INT32_MAX)) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaIllegalArgumentException,
+                            "the result does not fit one byte[]");
+    return $null;
+  }
   $result = jenv->NewByteArray(static_cast<jsize>($1.size()));
   if ($result != nullptr) {
     jenv->SetByteArrayRegion($result, 0, static_cast<jsize>($1.size()),

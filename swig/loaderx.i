@@ -13,6 +13,8 @@
 %module loaderx_native
 
 %{
+#include <limits>
+
 #include "absl/status/status.h"
 #include "swig/binding.h"
 #include "swig/store_binding.h"
@@ -23,6 +25,8 @@
 %include <std_vector.i>
 
 %template(StringVector) std::vector<std::string>;
+
+%include "swig/boundary_typemaps.i"
 
 // ---------------------------------------------------------------------------
 // Errors.
@@ -90,30 +94,7 @@ void RaisePythonError(int status_code, int error_code, const char* message) {
                                       static_cast<Py_ssize_t>($1.size()));
 }
 
-// A writable, C-contiguous buffer (a numpy array) filled in place.
-%typemap(in) loaderx::binding::MutableBuffer (Py_buffer view) {
-  view.obj = nullptr;
-  if (PyObject_GetBuffer($input, &view,
-                         PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0) {
-    SWIG_fail;
-  }
-  $1.data = view.buf;
-  $1.size = static_cast<size_t>(view.len);
-}
-%typemap(freearg) loaderx::binding::MutableBuffer {
-  if (view$argnum.obj != nullptr) PyBuffer_Release(&view$argnum);
-}
-
-// A contiguous buffer (bytes, a numpy array) read in place.
-%typemap(in) loaderx::binding::ConstBuffer (Py_buffer view) {
-  view.obj = nullptr;
-  if (PyObject_GetBuffer($input, &view, PyBUF_C_CONTIGUOUS) != 0) SWIG_fail;
-  $1.data = view.buf;
-  $1.size = static_cast<size_t>(view.len);
-}
-%typemap(freearg) loaderx::binding::ConstBuffer {
-  if (view$argnum.obj != nullptr) PyBuffer_Release(&view$argnum);
-}
+// MutableBuffer and ConstBuffer: `boundary_typemaps.i`.
 
 // int64 arrays: a list of ints out, any sequence of ints in.
 %typemap(out) loaderx::binding::Int64Array {

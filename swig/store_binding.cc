@@ -1,5 +1,6 @@
 #include "swig/store_binding.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "loaderx/vfs.h"
 #include "loaderx/zstd_dictionary.h"
 #include "swig/binding_status.h"
+#include "swig/guarded_store.h"
 
 namespace loaderx::binding {
 namespace {
@@ -122,6 +124,9 @@ void OpenRequest::set_dictionary(const Bytes& dictionary) {
   request_.dictionary = dictionary;
 }
 void OpenRequest::set_level(int level) { request_.level = level; }
+void OpenRequest::set_read_only(bool read_only) {
+  request_.read_only = read_only;
+}
 
 Bytes train_zstd_dictionary(ConstBuffer data, ConstBuffer byte_sizes,
                             int64_t capacity) {
@@ -166,51 +171,72 @@ std::string error_code_message(int code) {
   return std::string(ErrorCodeMessage(static_cast<ErrorCode>(code)));
 }
 
+VerifyResult::VerifyResult(const VerifyReport& report)
+    : records_(static_cast<int64_t>(report.records)),
+      verified_(static_cast<int64_t>(report.verified)),
+      unverified_(static_cast<int64_t>(report.unverified)),
+      damaged_(report.damaged.begin(), report.damaged.end()),
+      problems_(report.problems),
+      metadata_verified_(report.metadata_verified) {}
+
 StoreHandle::StoreHandle(const Filesystem& fs, const std::string& path,
                          const std::string& kind, const OpenRequest& request)
-    : vfs_(fs.vfs()),
-      store_(ValueOrThrow(
-          TypedStore::OpenOrCreate(*vfs_, path, kind, request.request()))) {}
+    : StoreHandle(fs, ValueOrThrow(TypedStore::OpenOrCreate(
+                          *fs.vfs(), path, kind, request.request()))) {}
 
 StoreHandle::StoreHandle(const Filesystem& fs,
                          std::unique_ptr<TypedStore> store)
-    : vfs_(fs.vfs()), store_(std::move(store)) {}
+    : vfs_(fs.vfs()),
+      store_(std::make_unique<GuardedStore>(std::move(store))) {}
 
 StoreHandle::~StoreHandle() = default;
 
-TypedStore& StoreHandle::store() const {
-  if (store_ == nullptr) {
-    ThrowIfError(absl::FailedPreconditionError("the store is closed"));
-  }
-  return *store_;
+std::string StoreHandle::kind() const {
+  return store_->Shared(
+      [](TypedStore& store) { return std::string(store.kind()); });
 }
 
-std::string StoreHandle::kind() const { return std::string(store().kind()); }
+bool StoreHandle::fixed_width() const {
+  return store_->Shared([](TypedStore& store) { return store.fixed_width(); });
+}
 
-bool StoreHandle::fixed_width() const { return store().fixed_width(); }
-
-DType StoreHandle::dtype() const { return store().dtype(); }
+DType StoreHandle::dtype() const {
+  return store_->Shared([](TypedStore& store) { return store.dtype(); });
+}
 
 Int64Array StoreHandle::item_shape() const {
-  const auto& shape = store().identity().item_shape;
-  return Int64Array(shape.begin(), shape.end());
+  return store_->Shared([](TypedStore& store) {
+    const auto& shape = store.identity().item_shape;
+    return Int64Array(shape.begin(), shape.end());
+  });
 }
 
 int64_t StoreHandle::record_bytes() const {
-  return static_cast<int64_t>(store().record_bytes());
+  return store_->Shared([](TypedStore& store) {
+    return static_cast<int64_t>(store.record_bytes());
+  });
 }
 
 int64_t StoreHandle::item_size() const {
-  return static_cast<int64_t>(store().item_size());
+  return store_->Shared([](TypedStore& store) {
+    return static_cast<int64_t>(store.item_size());
+  });
 }
 
 int64_t StoreHandle::size() const {
-  return static_cast<int64_t>(store().size());
+  return store_->Shared(
+      [](TypedStore& store) { return static_cast<int64_t>(store.size()); });
 }
 
-std::string StoreHandle::codec() const { return std::string(store().codec()); }
+std::string StoreHandle::codec() const {
+  return store_->Shared(
+      [](TypedStore& store) { return std::string(store.codec()); });
+}
 
-bool StoreHandle::has_dict() const { return store().has_dictionary(); }
+bool StoreHandle::has_dict() const {
+  return store_->Shared(
+      [](TypedStore& store) { return store.has_dictionary(); });
+}
 
 int64_t StoreHandle::append_array(const DType& dtype, const Int64Array& shape,
                                   ConstBuffer data) {
@@ -219,7 +245,10 @@ int64_t StoreHandle::append_array(const DType& dtype, const Int64Array& shape,
       absl::string_view(static_cast<const char*>(data.data), data.size);
   batch.shape = Shape(shape);
   batch.dtype = &dtype;
-  return static_cast<int64_t>(ValueOrThrow(store().AppendBatch(batch)));
+  return store_->Shared([&](TypedStore& store) {
+    // Appends are serialised inside the engine and overlap reads.
+    return static_cast<int64_t>(ValueOrThrow(store.AppendBatch(batch)));
+  });
 }
 
 int64_t StoreHandle::append_records(const RecordArrays& records) {
@@ -230,44 +259,70 @@ int64_t StoreHandle::append_records(const RecordArrays& records) {
     shaped[i].shape = records[i].shape;
     shaped[i].dtype = &records[i].dtype;
   }
-  return static_cast<int64_t>(ValueOrThrow(store().Append(shaped)));
+  return store_->Shared([&](TypedStore& store) {
+    return static_cast<int64_t>(ValueOrThrow(store.Append(shaped)));
+  });
 }
 
 void StoreHandle::gather_into(IndexBuffer indices, MutableBuffer out) const {
-  const ResolvedIndices resolved(indices, store().size());
-  ThrowIfError(store().GatherFixed(
-      resolved.span(), absl::MakeSpan(static_cast<char*>(out.data), out.size)));
+  store_->Shared([&](TypedStore& store) {
+    const ResolvedIndices resolved(indices, store.size());
+    ThrowIfError(store.GatherFixed(
+        resolved.span(),
+        absl::MakeSpan(static_cast<char*>(out.data), out.size)));
+  });
 }
 
 BatchLayout StoreHandle::read(IndexBuffer indices, OutputBuffer& out) const {
-  const ResolvedIndices resolved(indices, store().size());
-  ShapedBatch batch = ValueOrThrow(store().Read(
-      resolved.span(), [&](uint64_t bytes) -> absl::StatusOr<absl::Span<char>> {
-        char* buffer = out.Allocate(bytes);
-        if (buffer == nullptr) {
-          return WithErrorCode(
-              absl::ResourceExhaustedError(absl::StrCat(
-                  "read: cannot allocate ", bytes, " bytes for the batch")),
-              ErrorCode::kOutOfMemory);
-        }
-        return absl::MakeSpan(buffer, bytes);
-      }));
+  ShapedBatch batch = store_->Shared([&](TypedStore& store) {
+    const ResolvedIndices resolved(indices, store.size());
+    return ValueOrThrow(store.Read(
+        resolved.span(),
+        [&](uint64_t bytes) -> absl::StatusOr<absl::Span<char>> {
+          char* buffer = out.Allocate(bytes);
+          if (buffer == nullptr) {
+            return WithErrorCode(
+                absl::ResourceExhaustedError(absl::StrCat(
+                    "read: cannot allocate ", bytes, " bytes for the batch")),
+                ErrorCode::kOutOfMemory);
+          }
+          return absl::MakeSpan(buffer, bytes);
+        }));
+  });
   return BatchLayout{std::move(batch.shapes), std::move(batch.offsets)};
 }
 
 void StoreHandle::delete_records(IndexBuffer indices) {
-  const ResolvedIndices resolved(indices, store().size());
-  ThrowIfError(store().Delete(resolved.span()));
+  store_->Exclusive([&](TypedStore& store) {
+    const ResolvedIndices resolved(indices, store.size());
+    ThrowIfError(store.Delete(resolved.span()));
+  });
 }
 
-void StoreHandle::compact() { ThrowIfError(store().Compact()); }
+void StoreHandle::compact() {
+  store_->Exclusive([](TypedStore& store) { ThrowIfError(store.Compact()); });
+}
 
 StoreStatistics StoreHandle::stats() const {
-  return ToStatistics(ValueOrThrow(store().Stats()));
+  return store_->Shared([](TypedStore& store) {
+    return ToStatistics(ValueOrThrow(store.Stats()));
+  });
 }
 
-void StoreHandle::sync() { ThrowIfError(store().Sync()); }
+void StoreHandle::sync() {
+  store_->Shared([](TypedStore& store) { ThrowIfError(store.Sync()); });
+}
 
-void StoreHandle::close() { store_.reset(); }
+VerifyResult StoreHandle::verify() const {
+  return store_->Shared([](TypedStore& store) {
+    return VerifyResult(ValueOrThrow(store.Verify()));
+  });
+}
+
+bool StoreHandle::read_only() const {
+  return store_->Shared([](TypedStore& store) { return store.read_only(); });
+}
+
+void StoreHandle::close() { store_->Close(); }
 
 }  // namespace loaderx::binding

@@ -29,6 +29,8 @@ class TypedStore;
 
 namespace loaderx::binding {
 
+class GuardedStore;
+
 // Store statistics: records, live_bytes, chunk_bytes, reclaimable.
 struct StoreStatistics {
   int64_t records;
@@ -47,11 +49,42 @@ class OpenRequest {
   void set_codec(const std::string& codec);
   void set_dictionary(const Bytes& dictionary);
   void set_level(int level);
+  // Opens without writing (a shared lock other read-only handles may hold
+  // too); never creates a store. Writes through the handle then fail with
+  // FailedPrecondition.
+  void set_read_only(bool read_only);
 
   const StoreRequest& request() const { return request_; }
 
  private:
   StoreRequest request_;
+};
+
+// What `StoreHandle::verify` found (`loaderx::VerifyReport`): counts of
+// records examined, verified against their checksums and unverified (no
+// checksum: written by loaderx 1.7.7), the damaged records' indices
+// (ascending), a line on each of the first few, and whether store.zr (and
+// dict.zr) matched their checksums. Counts are int64 (Java `long`).
+class VerifyResult {
+ public:
+  explicit VerifyResult(const VerifyReport& report);
+
+  int64_t records() const { return records_; }
+  int64_t verified() const { return verified_; }
+  int64_t unverified() const { return unverified_; }
+  Int64Array damaged() const { return damaged_; }
+  std::vector<std::string> problems() const { return problems_; }
+  bool metadata_verified() const { return metadata_verified_; }
+  // No damaged record.
+  bool ok() const { return damaged_.empty(); }
+
+ private:
+  int64_t records_;
+  int64_t verified_;
+  int64_t unverified_;
+  Int64Array damaged_;
+  std::vector<std::string> problems_;
+  bool metadata_verified_;
 };
 
 // Memory the native code asks its caller for once during a call, when it
@@ -98,6 +131,12 @@ struct BatchLayout {
 // `Filesystem`, which it keeps alive: the dense and ragged stores and any
 // owner linked into the binding. Every form reads and fills the caller's
 // buffers in place (Python buffers, direct Java `ByteBuffer`s).
+//
+// Thread safety: any method may be called from many threads at once. Reads,
+// appends, `sync`, `stats` and `verify` overlap; `delete_records` and
+// `compact` wait for the calls in flight and run alone; `close` (and
+// destruction) waits for them too, and every call after it fails with
+// FailedPrecondition ("the store is closed"). See `guarded_store.h`.
 class StoreHandle {
  public:
   // Opens or creates, as the reference's constructor, a store of `kind`
@@ -136,17 +175,21 @@ class StoreHandle {
   void compact();
   StoreStatistics stats() const;
   void sync();
-  // Releases the store (and its lock); later calls fail with
-  // FailedPrecondition.
+  // Reads every record and checks it against its checksum, reporting every
+  // damaged record (`TypedStore::Verify`).
+  VerifyResult verify() const;
+  // Whether the handle was opened read-only.
+  bool read_only() const;
+  // Waits for the calls in flight, then releases the store (and its lock);
+  // later calls fail with FailedPrecondition. Idempotent.
   void close();
 
  protected:
   StoreHandle(const Filesystem& fs, std::unique_ptr<TypedStore> store);
-  TypedStore& store() const;
 
  private:
-  std::shared_ptr<Vfs> vfs_;
-  std::unique_ptr<TypedStore> store_;
+  std::shared_ptr<Vfs> vfs_;  // Declared first: outlives the store.
+  std::unique_ptr<GuardedStore> store_;
 };
 
 // Trains a zstd dictionary of at most `capacity` (> 0) bytes on samples

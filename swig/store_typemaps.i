@@ -328,16 +328,11 @@ PyObject* BatchLayoutToPython(const loaderx::binding::BatchLayout& layout) {
 }  // namespace
 %}
 
-%typemap(in) loaderx::binding::IndexBuffer (Py_buffer view) {
-  view.obj = nullptr;
-  if (PyObject_GetBuffer($input, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) !=
-          0 ||
-      !IndexBufferOf(view, &$1)) {
+%typemap(in) loaderx::binding::IndexBuffer (PythonBufferView scoped) {
+  if (!scoped.Acquire($input, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) ||
+      !IndexBufferOf(scoped.view(), &$1)) {
     SWIG_fail;
   }
-}
-%typemap(freearg) loaderx::binding::IndexBuffer {
-  if (view$argnum.obj != nullptr) PyBuffer_Release(&view$argnum);
 }
 
 %typemap(in) const loaderx::binding::RecordArrays&
@@ -379,3 +374,4 @@ PyObject* BatchLayoutToPython(const loaderx::binding::BatchLayout& layout) {
 #endif  // SWIGPYTHON
 
 %ignore loaderx::binding::OpenRequest::request;
+%ignore loaderx::binding::VerifyResult::VerifyResult;

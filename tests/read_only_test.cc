@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "loaderx/dense_store.h"
 #include "loaderx/ragged_store.h"
+#include "loaderx/typed_store.h"
 #include "loaderx/vfs_registry.h"
 #include "tests/record_testing.h"
 #include "tests/status_testing.h"
@@ -140,6 +141,32 @@ TEST_P(ReadOnlyTest, ReadersShareTheStoreAndExcludeAWriter) {
   ASSERT_OK_AND_ASSIGN(auto owner, DenseStore::Open(*vfs_, Dense()));
   absl::Status reader = DenseStore::Open(*vfs_, Dense(), ReadOnly()).status();
   EXPECT_TRUE(IsBusy(reader)) << reader;
+}
+
+TEST_P(ReadOnlyTest, OpenOrCreateReadOnlyOpensButNeverCreates) {
+  ForbidWrites(*vfs_);
+  StoreRequest request;
+  request.read_only = true;
+  request.dtype = DType::Simple("|u1");
+  request.item_shape = std::vector<uint64_t>{16};
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       TypedStore::OpenOrCreate(*vfs_, Dense(), "", request));
+  EXPECT_TRUE(store->read_only());
+  EXPECT_EQ(store->size(), 9u);
+  EXPECT_EQ(store->Delete({0}).code(), absl::StatusCode::kFailedPrecondition);
+  // The request is still checked against the store.
+  StoreRequest wrong = request;
+  wrong.dtype = DType::Simple("<f4");
+  EXPECT_STATUS_CODE(
+      TypedStore::OpenOrCreate(*vfs_, Dense(), "dense", wrong).status(),
+      absl::StatusCode::kInvalidArgument);
+  // A dtype is enough to create a store, but not read-only.
+  const std::string missing = root_ + "/missing";
+  EXPECT_STATUS_CODE(
+      TypedStore::OpenOrCreate(*vfs_, missing, "dense", request).status(),
+      absl::StatusCode::kNotFound);
+  ASSERT_OK_AND_ASSIGN(bool exists, base_->Exists(missing));
+  EXPECT_FALSE(exists);
 }
 
 TEST(ReadOnlyFilesTest, OpensAStoreWhoseFilesAndDirectoryAreReadOnly) {

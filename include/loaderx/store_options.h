@@ -80,6 +80,9 @@ struct StoreRequest {
   // As in `StoreOptions`.
   int level = 0;
   std::shared_ptr<ThreadPool> thread_pool;
+  // Open read-only (`StoreOptions::read_only`); never creates a store: a
+  // path holding none is NotFound.
+  bool read_only = false;
 };
 
 struct StoreStats {

@@ -16,6 +16,7 @@ public final class StoreRequest {
   private String codec;
   private byte[] dictionary;
   private int level;
+  private boolean readOnly;
 
   /** numpy's {@code dtype.str}: "<f4", "|u1", ... */
   public StoreRequest dtype(String dtype) {
@@ -47,6 +48,16 @@ public final class StoreRequest {
     return this;
   }
 
+  /**
+   * Opens without writing anything (a shared lock that other read-only handles may hold too, so
+   * it works on read-only files); never creates a store. Appends, deletes and compaction then
+   * fail with {@link IllegalStateException}.
+   */
+  public StoreRequest readOnly(boolean readOnly) {
+    this.readOnly = readOnly;
+    return this;
+  }
+
   org.loaderx.internal.OpenRequest toNative() {
     org.loaderx.internal.OpenRequest request = new org.loaderx.internal.OpenRequest();
     if (dtype != null) request.setDtype(dtype);
@@ -54,6 +65,7 @@ public final class StoreRequest {
     if (codec != null) request.setCodec(codec);
     if (dictionary != null) request.setDictionary(dictionary);
     request.setLevel(level);
+    request.setReadOnly(readOnly);
     return request;
   }
 }

@@ -1,5 +1,7 @@
 package org.loaderx;
 
+import java.util.List;
+
 /**
  * What every store has ({@code loaderx::TypedStore}): a directory on a {@link Vfs} holding
  * records of one numpy dtype, and the directory's lock for as long as the store is open (a second
@@ -79,6 +81,33 @@ public abstract class TypedStore implements AutoCloseable {
             s.delete();
           }
         });
+  }
+
+  /**
+   * Reads every record once and checks it against the checksum written with it, reporting every
+   * damaged record instead of stopping at the first. May run alongside reads and appends.
+   */
+  public VerifyReport verify() {
+    return handle.call(
+        h -> {
+          org.loaderx.internal.VerifyResult r = h.verify();
+          try {
+            return new VerifyReport(
+                r.records(),
+                r.verified(),
+                r.unverified(),
+                r.damaged(),
+                List.copyOf(r.problems()),
+                r.metadataVerified());
+          } finally {
+            r.delete();
+          }
+        });
+  }
+
+  /** Whether the store was opened read-only ({@link StoreRequest#readOnly}). */
+  public boolean readOnly() {
+    return handle.call(h -> h.readOnly());
   }
 
   /** Makes everything appended so far durable. */
