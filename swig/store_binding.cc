@@ -244,7 +244,8 @@ int64_t StoreHandle::append_array(const DType& dtype, const Int64Array& shape,
   batch.data =
       absl::string_view(static_cast<const char*>(data.data), data.size);
   batch.shape = Shape(shape);
-  batch.dtype = &dtype;
+  // An empty simple dtype: bytes of the store's own dtype (Java).
+  batch.dtype = dtype.structured || !dtype.str.empty() ? &dtype : nullptr;
   return store_->Shared([&](TypedStore& store) {
     // Appends are serialised inside the engine and overlap reads.
     return static_cast<int64_t>(ValueOrThrow(store.AppendBatch(batch)));

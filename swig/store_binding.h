@@ -161,7 +161,8 @@ class StoreHandle {
 
   // `append_array` appends the records of one array whose first
   // axis counts them (a 0-d array is one record); `append_records` one
-  // record per element. The store checks dtypes, shapes and sizes.
+  // record per element. The store checks dtypes, shapes and sizes; an
+  // empty simple `dtype` means bytes of the store's own dtype.
   int64_t append_array(const loaderx::DType& dtype, const Int64Array& shape,
                        ConstBuffer data);
   int64_t append_records(const RecordArrays& records);

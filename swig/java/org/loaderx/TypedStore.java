@@ -117,7 +117,7 @@ public abstract class TypedStore implements AutoCloseable {
 
   /** Appends the records of one array of shape {@code shape} whose first axis counts them. */
   final long appendArray(long[] shape, java.nio.ByteBuffer data) {
-    return handle.call(h -> h.appendArray(h.dtype(), shape, data));
+    return handle.call(h -> h.appendArray("", shape, data)); // the store's dtype
   }
 
   /** Releases the store and its lock; later calls are {@link IllegalStateException}. */

@@ -80,6 +80,11 @@ public final class Vfs implements AutoCloseable {
     return handle.call(h -> h.readFile(path));
   }
 
+  /** Creates or replaces the file, without syncing it. */
+  public void writeFile(String path, byte[] data) {
+    writeFile(path, data, false);
+  }
+
   /** Creates or replaces the file; {@code sync} makes it durable before returning. */
   public void writeFile(String path, byte[] data, boolean sync) {
     handle.run(h -> h.writeFile(path, data, sync));
