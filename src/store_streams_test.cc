@@ -124,5 +124,34 @@ TEST_F(StoreStreamsTest, AFailedReadKeepsItsCode) {
   }
 }
 
+TEST_F(StoreStreamsTest, ATypedStoreStreamFollowsTheGeometryAndKeepsTheStore) {
+  dense_.reset();  // Releases the directory's lock.
+  ragged_.reset();
+  for (const char* path : {"/data/dense", "/data/ragged"}) {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<TypedStore> opened,
+                         TypedStore::OpenAny(vfs_, path));
+    std::shared_ptr<const TypedStore> store = std::move(opened);
+    const bool fixed_width = store->fixed_width();
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<LoaderStream> stream,
+                         TypedStoreStream(store));
+    store.reset();  // The stream's share keeps it open.
+    EXPECT_EQ(stream->type().kind,
+              fixed_width ? StreamKind::kDense : StreamKind::kRagged);
+    StreamBatch batch(SpecOf(*stream));
+    ASSERT_OK(stream->Gather({1, 0}, batch));
+    ASSERT_EQ(batch.size(), 2u);
+    if (fixed_width) {
+      EXPECT_THAT(stream->type().item_shape, ElementsAre(2, 3));
+      EXPECT_EQ(AsString({batch.data(), batch.data_bytes()}), "bbbbbbaaaaaa");
+    } else {
+      EXPECT_EQ(stream->type().item_size, 2u);
+      EXPECT_EQ(AsString(batch.record(0)), "cdefgh");
+      EXPECT_THAT(batch.shape(0), ElementsAre(3));
+    }
+  }
+  EXPECT_STATUS_CODE(TypedStoreStream(nullptr).status(),
+                     absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace loaderx

@@ -33,6 +33,10 @@ using Bytes = std::string;
 // Indices: a `long[]` in Java.
 using Int64Array = std::vector<int64_t>;
 
+// Unsigned 64-bit values (a loader batch's layout): a `long[]` in Java
+// carrying the same bits.
+using Uint64Array = std::vector<uint64_t>;
+
 // Memory the caller owns and lets native code fill: a writable, contiguous
 // Python buffer (a numpy array) or a direct Java `ByteBuffer` (its bytes
 // from position to limit). Valid only during the call.

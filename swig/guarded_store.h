@@ -54,10 +54,19 @@ class GuardedStore {
     return std::forward<Call>(call)(Open());
   }
 
-  // Waits for the calls in flight, then releases the store (and its lock).
-  // Later calls do nothing.
+  // The store itself, for a loader that reads it past this handle's
+  // `Close` (the store and its lock are released when the last share goes).
+  // Throws FailedPrecondition if the store is closed.
+  std::shared_ptr<TypedStore> Share() const {
+    absl::ReaderMutexLock lock(&mu_);
+    Open();
+    return store_;
+  }
+
+  // Waits for the calls in flight, then releases this handle's share of the
+  // store (its lock goes with the last share). Later calls do nothing.
   void Close() {
-    std::unique_ptr<TypedStore> released;
+    std::shared_ptr<TypedStore> released;
     {
       absl::MutexLock lock(&mu_);
       released = std::move(store_);
@@ -74,7 +83,7 @@ class GuardedStore {
   }
 
   mutable absl::Mutex mu_;
-  std::unique_ptr<TypedStore> store_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<TypedStore> store_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace loaderx::binding

@@ -8,6 +8,7 @@
 //                         a count, size, step or seed crosses.
 //   Bytes                 `byte[]` (whole files, dictionaries).
 //   Int64Array            `long[]` both ways (shapes).
+//   Uint64Array           `long[]` with the same bits (loader layouts).
 //   MutableBuffer         a direct, writable `ByteBuffer`: its bytes from
 //                         position to limit, filled in place.
 //   ConstBuffer           a direct `ByteBuffer`: position to limit, read in
@@ -198,6 +199,14 @@ class JavaOutputBuffer final : public loaderx::binding::OutputBuffer {
   $1 = &temp;
 }
 %typemap(freearg) const loaderx::binding::Int64Array& ""
+
+%typemap(jni) loaderx::binding::Uint64Array "jlongArray"
+%typemap(jtype) loaderx::binding::Uint64Array "long[]"
+%typemap(jstype) loaderx::binding::Uint64Array "long[]"
+%typemap(javaout) loaderx::binding::Uint64Array { return $jnicall; }
+%typemap(out) loaderx::binding::Uint64Array {
+  $result = JavaLongs(jenv, $1.data(), $1.size());
+}
 
 // ---------------------------------------------------------------------------
 // Direct buffers, read and filled in place.

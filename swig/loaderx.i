@@ -1,7 +1,7 @@
 // The SWIG interface for loaderx's Python and Java bindings. It wraps the
-// binding surface in `binding.h` and `store_binding.h`; the idiomatic layers
-// on top live in `python/loaderx/` and `java/org/loaderx/`. Everything
-// Java-specific is in `java.i`.
+// binding surface in `binding.h`, `store_binding.h` and `loader_binding.h`;
+// the idiomatic layers on top live in `python/loaderx/` and
+// `java/org/loaderx/`. Everything Java-specific is in `java.i`.
 //
 // Errors: every call runs inside the handler below, which hands a
 // `BindingError`'s status code, store error code and message to the one
@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "swig/binding.h"
+#include "swig/loader_binding.h"
 #include "swig/store_binding.h"
 %}
 
@@ -145,6 +146,13 @@ void RaisePythonError(int status_code, int error_code, const char* message) {
 
 %include "swig/binding.h"
 %include "swig/store_binding.h"
+
+// ---------------------------------------------------------------------------
+// The loader: `LoaderHandle` over the engine's `DataLoader`, its batches
+// viewed without copies (`loader_typemaps.i` says how in each language).
+
+%include "swig/loader_typemaps.i"
+%include "swig/loader_binding.h"
 
 #ifdef SWIGPYTHON
 %extend loaderx::binding::FileLock {

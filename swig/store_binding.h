@@ -189,6 +189,8 @@ class StoreHandle {
   StoreHandle(const Filesystem& fs, std::unique_ptr<TypedStore> store);
 
  private:
+  friend class LoaderStreams;  // Shares the store with the loaders it feeds.
+
   std::shared_ptr<Vfs> vfs_;  // Declared first: outlives the store.
   std::unique_ptr<GuardedStore> store_;
 };

@@ -1,11 +1,14 @@
 // `LoaderStream` adapters over the typed stores: what a `DataLoader` reads
-// when it loads a `DenseStore` or a `RaggedStore`. These two functions are
-// the only place the loader's world meets the stores' API.
+// when it loads a `DenseStore`, a `RaggedStore` or a `TypedStore` of any
+// kind. These functions are the only place the loader's world meets the
+// stores' API.
 //
-// The stream refers to the store without owning it: the store must outlive
-// every loader reading it (a loader reads nothing after its `Close`
-// returns). The store may be appended to meanwhile; the loader's sampler
-// keeps the length the store had when the loader was created.
+// `DenseStoreStream` and `RaggedStoreStream` refer to the store without
+// owning it: the store must outlive every loader reading it (a loader reads
+// nothing after its `Close` returns). `TypedStoreStream` shares its store,
+// which then stays open (lock included) while the stream exists. A store may
+// be appended to meanwhile; the loader's sampler keeps the length the store
+// had when the loader was created.
 
 #ifndef LOADERX_STORE_STREAMS_H_
 #define LOADERX_STORE_STREAMS_H_
@@ -16,6 +19,7 @@
 #include "loaderx/dense_store.h"
 #include "loaderx/loader_stream.h"
 #include "loaderx/ragged_store.h"
+#include "loaderx/typed_store.h"
 
 namespace loaderx {
 
@@ -29,6 +33,13 @@ absl::StatusOr<std::unique_ptr<LoaderStream>> DenseStoreStream(
 // buffer, in batch order.
 absl::StatusOr<std::unique_ptr<LoaderStream>> RaggedStoreStream(
     const RaggedStore& store);
+
+// Any typed store, by its owner's geometry: a fixed-width kind is a dense
+// stream of its `(dtype, item_shape)`, a shaped kind a ragged stream read in
+// the store's one pass. The stream keeps `store` alive. InvalidArgument for
+// a null store.
+absl::StatusOr<std::unique_ptr<LoaderStream>> TypedStoreStream(
+    std::shared_ptr<const TypedStore> store);
 
 }  // namespace loaderx
 

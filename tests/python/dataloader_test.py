@@ -216,10 +216,11 @@ def loader_threads(before):
 
 def test_close_context_manager_and_del_leave_no_thread_behind(streams):
     before = set(threading.enumerate())
-    loader = DataLoader(streams, num_workers=3, batch_size=4)
+    loader = DataLoader(streams, num_workers=3, batch_size=4,
+                        transform=lambda batch: batch)
     assert loader_threads(before) == []  # Nothing runs before next().
     next(loader)
-    assert loader_threads(before)
+    assert loader_threads(before)  # The transform's threads.
     loader.close()
     assert loader_threads(before) == []
     loader.close()  # Twice is fine.

@@ -9,52 +9,71 @@
 `DataLoader(streams, num_workers=4, batch_size=256, prefetch_size=4,
 mode=2, seed=42, transform=identity)`, positional order as listed; the
 default mode 2 is cyclic. `streams` is anything `dict()` accepts, mapping
-names to stores: any object with `__len__` and `__getitems__(indices)` (or,
-failing that, `__getitem__` taking an index array). A batch is a dict
-{name: values}, every stream gathered at the same indices, so record i
-lines up across them: a dense stream's value is the stacked
-(batch, *item_shape) array, a ragged stream's a list of arrays. The indices
-come from `loader.sampler` (a `loaderx.zsampler.Sampler`), so for a given
-seed the loader visits records in the same order as 1.7.7's.
+names to stores (`DenseStore`, `RaggedStore`, any `TypedStore`) or to other
+objects with `__len__` and `__getitems__(indices)` (or, failing that,
+`__getitem__` taking an index array). A batch is a dict {name: values},
+every stream gathered at the same indices, so record i lines up across
+them: a dense stream's value is the (batch, *item_shape) array, a ragged
+stream's a list of arrays. The indices come from the sampler
+`loader.sampler` describes, so for a given seed the loader visits records
+in the same order as 1.7.7's.
 
-Pipeline: the loader draws each step's indices from its sampler in step
-order, on the thread that calls `next()`, and hands the step to one of
-`num_workers` threads (at least 1), which gathers every stream (the native
-gathers release the GIL) and runs `transform`. Up to
-`num_workers + prefetch_size` steps are in flight or ready ahead of the
-consumer. Batches are delivered in step order.
+The loader is loaderx's C++ `DataLoader` (`loaderx/data_loader.h`): it
+draws each step's indices, gathers the stores' records on the native
+thread pool into a ring of reusable batch buffers, `prefetch_size` steps
+ahead of the consumer, and hands batches over in step order. Python adds
+what only Python can do: `transform` runs on `num_workers` Python threads
+(at least 1; none are started for the identity transform), and streams that
+are not loaderx stores are gathered there, at the batch's indices.
+
+Arrays are views, not copies. A store stream's arrays lie in the native
+batch's buffers; their `base` is a `loaderx_native.BatchBuffer` that holds
+the batch. Lifetime rule: a batch's arrays stay valid for as long as any of
+them (or any view of them) is referenced, however far the loader advances,
+and after it closes; the native ring reuses a batch's buffers only once
+every array on them is gone (until then it allocates other buffers), so
+keeping many batches alive costs their memory. The arrays are writable
+(in-place transforms are fine) and page-aligned; ragged records lie back to
+back in one buffer.
 
 Differences from 1.7.7, all additions or errors where it misbehaves:
 - batches arrive in step order (1.7.7: in whatever order transforms end);
 - `seek(step)` resumes exactly at `step`, dropping what was prefetched, and
-  so does seeking `loader.sampler` directly (the loader notices the
-  sampler moved); `step` is the step of the next batch; `next()` is a
-  method as well as `__next__`;
-- the workers start with the first `next()`, not in the constructor, so
-  nothing is prefetched before it is asked for;
-- after an error in a gather or in `transform`, raised with its traceback
+  so does `loader.sampler.seek(step)`; `step` (and `loader.sampler.step`) is
+  the step of the next batch; `next()` is a method as well as `__next__`;
+- nothing is read before the first `next()`;
+- after an error in a gather or in `transform`, raised (with its traceback)
   by the `next()` that would have returned that batch, the loader has moved
   past that step and the following `next()` returns the following batch
   (1.7.7 stops, and a later `next()` blocks for ever);
 - `transform=None` means identity (1.7.7 calls None and fails);
-- `prefetch_size <= 0` prefetches nothing beyond the workers' batches
-  (1.7.7: an unbounded queue).
+- `prefetch_size` below 1 prefetches one step (1.7.7: an unbounded queue).
 
-`close()`, the context manager and `__del__` stop and join the worker
-threads; the stores stay open (they are the caller's). A loader is used
-from one thread at a time.
+`close()`, the context manager and `__del__` stop the native loader (waiting
+for its gathers in flight) and join the transform threads; batches already
+returned stay valid, and the stores stay open (they are the caller's). A
+store handle closed while a loader reads it stays open underneath until the
+loader closes. A loader is used from one thread at a time; `close()` may
+come from another.
 """
 
 import collections
 import concurrent.futures
 import itertools
+import operator
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Literal, NoReturn, Self
+from typing import Any, Literal, NoReturn, Self, SupportsIndex
 
-from loaderx.zsampler import Sampler
+import numpy as np
+
+from loaderx import loaderx_native as _native
+from loaderx.typed_store import TypedStore
+from loaderx.zsampler import Sampler, _u64
 
 _loader_ids = itertools.count()
+_INDEX_STREAM = "indices"
 
 
 def _identity(batch: dict[str, Any]) -> Any:
@@ -62,8 +81,8 @@ def _identity(batch: dict[str, Any]) -> Any:
 
 
 def _gather_of(name, store):
-    """How stream `name` is gathered: `__getitems__` (the reference's
-    protocol, native for our stores) or indexing with the index array."""
+    """How a stream that is not a loaderx store is gathered: `__getitems__`
+    (the reference's protocol) or indexing with the index array."""
     gather = getattr(store, "__getitems__", None)
     if gather is None:
         gather = getattr(store, "__getitem__", None)
@@ -73,10 +92,88 @@ def _gather_of(name, store):
     return gather
 
 
-def _load(gathers, transform, indices):
-    """One step's batch: every stream at `indices`, then `transform`. Runs
-    on a worker thread."""
-    return transform({name: gather(indices) for name, gather in gathers.items()})
+class _Assembler:
+    """Turns a native batch into the batch dict: views of the native
+    buffers for store streams, the other streams gathered at its indices.
+    Releases the native batch's own share (the arrays hold theirs)."""
+
+    def __init__(self, streams, native):
+        native_index = {native.stream_name(i): i
+                        for i in range(native.num_streams())}
+        self._plan = []
+        for name, store in streams.items():
+            if isinstance(store, TypedStore):
+                i = native_index[name]
+                shape = (tuple(native.stream_item_shape(i))
+                         if native.stream_kind(i) == "dense" else None)
+                self._plan.append((name, i, store.dtype, shape))
+            else:
+                self._plan.append((name, -1, _gather_of(name, store), None))
+        self._has_foreign = any(i < 0 for _, i, _, _ in self._plan)
+
+    def __call__(self, native_batch):
+        try:
+            return self._assemble(native_batch)
+        finally:
+            native_batch.release()
+
+    def _assemble(self, native_batch):
+        count = native_batch.size()
+        indices = None
+        if self._has_foreign:
+            # A copy: a source may keep or modify what it is given.
+            indices = np.ndarray((count,), np.uint64,
+                                 native_batch.indices()).copy()
+        batch = {}
+        for name, i, what, shape in self._plan:
+            if i < 0:
+                batch[name] = what(indices)
+            elif shape is not None:
+                batch[name] = np.ndarray((count, *shape), what,
+                                         native_batch.buffer(i))
+            else:
+                batch[name] = _ragged_views(native_batch, i, what)
+        return batch
+
+
+def _ragged_views(native_batch, stream, dtype):
+    """Stream `stream`'s records as arrays on its one buffer."""
+    buffer = native_batch.buffer(stream)
+    dims = native_batch.dims(stream)
+    records = []
+    start = 0
+    for offset, rank in zip(native_batch.offsets(stream),
+                            native_batch.ranks(stream)):
+        shape = tuple(dims[start:start + rank])
+        start += rank
+        records.append(np.ndarray(shape, dtype, buffer, offset))
+    return records
+
+
+def _load(assemble, transform, native_batch):
+    """One step's batch, assembled and transformed on a worker thread."""
+    return transform(assemble(native_batch))
+
+
+class _LoaderSampler(Sampler):
+    """`loader.sampler`: the loader's sampler settings; its `step` is the
+    loader's and seeking it seeks the loader (as 1.7.7 code resumes)."""
+
+    def __init__(self, loader: "DataLoader", *args: Any) -> None:
+        super().__init__(*args)
+        self._loader = weakref.ref(loader)
+
+    def seek(self, step: SupportsIndex) -> None:
+        loader = self._loader()
+        if loader is None:
+            super().seek(step)
+        else:
+            loader.seek(step)
+
+    @property
+    def step(self) -> int:
+        loader = self._loader()
+        return super().step if loader is None else loader.step
 
 
 class DataLoader:
@@ -88,6 +185,7 @@ class DataLoader:
                  prefetch_size: int = 4, mode: int = 2, seed: int = 42,
                  transform: Callable[[dict[str, Any]], Any] | None = _identity
                  ) -> None:
+        self._closed = True  # Until the native loader exists.
         streams = dict(streams)
         if not streams:
             raise ValueError("need at least one stream")
@@ -95,59 +193,73 @@ class DataLoader:
         if len(set(lengths.values())) != 1:
             raise ValueError(
                 f"all streams must hold the same number of records, got {lengths}")
-        self._gathers = {name: _gather_of(name, store)
-                         for name, store in streams.items()}
+        length = next(iter(lengths.values()))
+        # The sampler's checks of the settings, with its exceptions.
+        self._sampler = _LoaderSampler(self, length, batch_size, mode, seed)
+        native_streams = _native.LoaderStreams()
+        for name, store in streams.items():
+            if isinstance(store, TypedStore):
+                native_streams.add_store(name, store._native)
+            else:
+                _gather_of(name, store)  # TypeError now, not at a step.
+        if native_streams.size() == 0:
+            native_streams.add_index_stream(_INDEX_STREAM, length)
+        self._native = _native.LoaderHandle(
+            native_streams, self._sampler.batch_size, self._sampler.mode,
+            self._sampler.seed, max(1, operator.index(prefetch_size)))
+        self._closed = False
+        self._assemble = _Assembler(streams, self._native)
         # 1.7.7 would call None in a worker and fail with TypeError.
         self._transform = _identity if transform is None else transform
-        self._sampler = Sampler(next(iter(lengths.values())), batch_size, mode,
-                                seed)
-        self._workers = max(1, int(num_workers))
-        self._depth = self._workers + max(0, int(prefetch_size))
+        self._workers = max(1, operator.index(num_workers))
+        # The identity over stores needs no Python thread at all.
+        self._direct = (self._transform is _identity
+                        and not self._assemble._has_foreign)
         self._thread_prefix = f"loaderx-loader-{next(_loader_ids)}"
-        self._pool = None  # Started by the first next().
-        # Futures of steps _step, _step+1...
+        self._pool = None  # Started by the first next() that needs it.
+        # Futures of steps step, step + 1, ... (taken from the native loader).
         self._pending: collections.deque[concurrent.futures.Future[Any]] = (
             collections.deque())
-        self._step = self._sampler.step  # The step next() returns.
-        self._drawn = self._step  # The sampler's step after our last draw.
-        self._closed = False
 
     @property
     def sampler(self) -> Sampler:
-        """The sampler the indices come from. Seeking it directly is the same
-        as `seek()`."""
+        """The sampler's settings (length, batch_size, mode, seed, `batch`);
+        its `step` is the loader's, and `seek` on it seeks the loader."""
         return self._sampler
 
     @property
     def step(self) -> int:
         """The step of the batch the next `next()` returns."""
-        return self._step
+        return self._native.step() - len(self._pending)
 
     def next(self) -> Any:
         """The batch at the current step; moves to the next step. Raises
         what the gather or `transform` raised for this step."""
         if self._closed:
             raise RuntimeError("the loader is closed")
-        if self._sampler.step != self._drawn:  # Moved from outside.
-            self._restart_at(self._sampler.step)
+        if self._direct:
+            return self._assemble(self._native.next())
         self._fill()
         future = self._pending.popleft()
-        self._step += 1
         self._fill()
         return future.result()
 
-    def seek(self, step: int) -> None:
+    def seek(self, step: SupportsIndex) -> None:
         """Continues from `step` exactly: prefetched batches are dropped.
         Costs what `Sampler.seek` costs (IID replays its stream)."""
-        self._sampler.seek(step)
-        self._restart_at(self._sampler.step)
+        step = _u64(step, "step")
+        if self._closed:
+            raise RuntimeError("the loader is closed")
+        self._drop_pending()
+        self._native.seek(step)
 
     def close(self) -> None:
-        """Stops prefetching and joins the workers. The stores stay open."""
+        """Stops the loader and joins its threads. The stores stay open."""
         if self._closed:
             return
         self._closed = True
         self._drop_pending()
+        self._native.close()
         if self._pool is not None:
             # A worker closing its own loader (from `transform`, or a garbage
             # collection it triggered) cannot join itself.
@@ -159,16 +271,16 @@ class DataLoader:
         if self._pool is None:
             self._pool = concurrent.futures.ThreadPoolExecutor(
                 max_workers=self._workers, thread_name_prefix=self._thread_prefix)
-        while len(self._pending) < self._depth:
-            indices = self._sampler.next()
-            self._pending.append(self._pool.submit(
-                _load, self._gathers, self._transform, indices))
-        self._drawn = self._sampler.step
-
-    def _restart_at(self, step):
-        self._drop_pending()
-        self._step = step
-        self._drawn = step
+        while len(self._pending) < self._workers:
+            try:
+                native_batch = self._native.next()
+            except Exception as error:  # That step's error, raised at it.
+                future = concurrent.futures.Future()
+                future.set_exception(error)
+            else:
+                future = self._pool.submit(_load, self._assemble,
+                                           self._transform, native_batch)
+            self._pending.append(future)
 
     def _drop_pending(self):
         for future in self._pending:
@@ -193,6 +305,6 @@ class DataLoader:
 
     def __del__(self) -> None:
         # A loader dropped without close() must not leave threads behind. A
-        # constructor that raised left no `_closed` and no threads.
+        # constructor that raised left no native loader and no threads.
         if getattr(self, "_closed", True) is False:
             self.close()
