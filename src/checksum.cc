@@ -5,19 +5,7 @@
 #include <memory>
 #include <new>
 
-// Linux links Debian's libxxhash, whose `_dispatch` entry points pick the
-// widest vector unit at run time (2-3x the plain ones' speed on AVX2); the
-// values are the same either way (see bazel/system_libs.BUILD).
-#if defined(LOADERX_XXH3_DISPATCH)
-#include <xxh_x86dispatch.h>
-#define LOADERX_XXH3_64(data, size) XXH3_64bits_dispatch(data, size)
-#define LOADERX_XXH3_UPDATE(state, data, size) \
-  XXH3_64bits_update_dispatch(state, data, size)
-#else
-#define LOADERX_XXH3_64(data, size) XXH3_64bits(data, size)
-#define LOADERX_XXH3_UPDATE(state, data, size) \
-  XXH3_64bits_update(state, data, size)
-#endif
+// XXH_INLINE_ALL (bazel/system_libs.BUILD): every call compiles inline.
 
 namespace loaderx {
 
@@ -32,7 +20,7 @@ struct ChecksumStream::State {
 };
 
 uint64_t Checksum(absl::string_view bytes) {
-  return LOADERX_XXH3_64(bytes.data(), bytes.size());
+  return XXH3_64bits(bytes.data(), bytes.size());
 }
 
 ChecksumStream::ChecksumStream() : state_(std::make_unique<State>()) {}
@@ -40,7 +28,7 @@ ChecksumStream::ChecksumStream() : state_(std::make_unique<State>()) {}
 ChecksumStream::~ChecksumStream() = default;
 
 void ChecksumStream::Update(absl::string_view bytes) {
-  LOADERX_XXH3_UPDATE(state_->xxh3, bytes.data(), bytes.size());
+  XXH3_64bits_update(state_->xxh3, bytes.data(), bytes.size());
 }
 
 uint64_t ChecksumStream::Digest() const {
