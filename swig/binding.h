@@ -137,8 +137,9 @@ class Filesystem {
 // Lengths, batch sizes, seeds, steps and indices are unsigned 64-bit and
 // cross the boundary with all 64 bits: Python ints in [0, 2^64) (SWIG
 // raises OverflowError outside it) and uint64 numpy arrays; Java `long`s
-// (and native-order `ByteBuffer`s of them) that carry the same bits (values of 2^63 and above read as
-// negative: use `Long.toUnsignedString`, `Long.compareUnsigned`).
+// (and native-order `ByteBuffer`s of them) that carry the same bits (values of
+// 2^63 and above read as negative: use `Long.toUnsignedString`,
+// `Long.compareUnsigned`).
 class IndexSampler {
  public:
   IndexSampler(uint64_t length, uint64_t batch_size, int mode, uint64_t seed);
