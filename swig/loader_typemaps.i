@@ -130,5 +130,12 @@ PyObject* BatchMemoryToPython(const loaderx::binding::BatchMemory& memory) {
 #endif  // SWIGJAVA
 
 %newobject loaderx::binding::LoaderHandle::next;
+%newobject loaderx::binding::LoaderBatch::buffer_share;
+%ignore loaderx::binding::BufferShare::BufferShare;
+#ifdef SWIGPYTHON
+// Python's buffers hold the batch itself.
+%ignore loaderx::binding::BufferShare;
+%ignore loaderx::binding::LoaderBatch::buffer_share;
+#endif
 %ignore loaderx::binding::BatchMemory;
 %ignore loaderx::binding::LoaderBatch::LoaderBatch;

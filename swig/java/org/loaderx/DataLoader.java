@@ -111,6 +111,20 @@ public final class DataLoader implements AutoCloseable {
     return handle.call(h -> h.seed());
   }
 
+  /** The ring's counters; may be called from any thread. */
+  public LoaderStats stats() {
+    return handle.call(
+        h -> {
+          org.loaderx.internal.LoaderStatistics s = h.stats();
+          try {
+            return new LoaderStats(
+                s.getBatches_created(), s.getBuffer_allocations(), s.getGathers_completed());
+          } finally {
+            s.delete();
+          }
+        });
+  }
+
   /** The streams' names, in batch order. */
   public List<String> streamNames() {
     return names;
