@@ -68,14 +68,6 @@ const char* KindName(StreamKind kind) {
 
 }  // namespace
 
-struct LoaderStreams::Named {
-  std::string name;
-  std::shared_ptr<const LoaderStream> stream;
-};
-
-LoaderStreams::LoaderStreams() = default;
-LoaderStreams::~LoaderStreams() = default;
-
 void LoaderStreams::add_store(const std::string& name,
                               const StoreHandle& store) {
   std::shared_ptr<TypedStore> typed;

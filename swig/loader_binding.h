@@ -81,9 +81,6 @@ struct BatchMemory {
 // The named streams a loader reads, in batch order.
 class LoaderStreams {
  public:
-  LoaderStreams();
-  ~LoaderStreams();
-
   // A store of any kind: fixed-width kinds are dense streams, shaped ones
   // ragged. The loader shares the store: closing `store`'s handle while a
   // loader reads it leaves the store open (and locked) until that loader
@@ -98,7 +95,10 @@ class LoaderStreams {
 
  private:
   friend class LoaderHandle;
-  struct Named;
+  struct Named {
+    std::string name;
+    std::shared_ptr<const LoaderStream> stream;
+  };
   std::vector<Named> streams_;
 };
 

@@ -115,6 +115,10 @@ PyObject* BatchMemoryToPython(const loaderx::binding::BatchMemory& memory) {
                        reinterpret_cast<PyObject*>(BatchBufferType()));
   }
 %}
+
+%pythoncode %{
+BatchBuffer = _loaderx_native.BatchBuffer
+%}
 #endif  // SWIGPYTHON
 
 #ifdef SWIGJAVA
