@@ -48,7 +48,7 @@ bash tools/ci/test_consumers.sh "$tally" "${BAZEL_FLAGS[@]}" || status=1
 bash tools/ci/test_wheel.sh "$tally" || status=1
 # loaderx.jar installed into a local Maven repository, a Maven project built
 # and run against it offline.
-bash tools/ci/test_maven.sh "$tally" "${BAZEL_FLAGS[@]}" || status=1
+bash tools/ci/test_maven.sh "$tally" || status=1
 bash tools/ci/test_windows.sh "$tally" || status=1  # MinGW build, under Wine
 if [[ "${LOADERX_SANITIZERS:-1}" != 0 ]]; then
   # The Python and Java tests are tagged no_sanitizer (see .bazelrc).

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # loaderx.jar as a Maven user gets it, each step as README.md tells it:
 #
+#   artifacts      the jar as released: tools/packaging/build_jar.py links
+#                  its JNI library self-contained (glibc only, checked) and
+#                  writes loaderx-VERSION.jar and .pom
 #   plugin-cache   the Maven plugins the steps below use (pinned in
 #                  tests/java/maven_project/pom.xml and here) resolved from
 #                  Maven Central into $LOADERX_CACHE/m2 (default
 #                  /var/tmp/loaderx-cache/m2), once: the first run needs the
 #                  registry and fails saying so when it cannot be reached
-#   install-jar    `mvn -o install:install-file` puts //swig:loaderx.jar with
-#                  its pom (//swig:loaderx_pom, org.loaderx:loaderx:VERSION)
-#                  into that local repository
+#   install-jar    `mvn -o install:install-file` puts the jar with its pom
+#                  (org.loaderx:loaderx:VERSION) into that local repository
 #   build          `mvn -o package` builds tests/java/maven_project, which
 #                  depends on org.loaderx:loaderx, offline
 #   run            `mvn -o exec:java` runs its class (a DenseStore written and
@@ -19,19 +21,17 @@
 # cache is enough. The closing line is count_test_cases.py's
 # `maven: N passed, M failed`, also added to TALLY.
 #
-#   bash tools/ci/test_maven.sh TALLY [BAZEL_FLAGS...]
+#   bash tools/ci/test_maven.sh TALLY
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/../.."
 root=$PWD
 
-if (($# < 1)); then
-  echo "usage: $0 TALLY [BAZEL_FLAGS...]" >&2
+if (($# != 1)); then
+  echo "usage: $0 TALLY" >&2
   exit 2
 fi
 tally=$1
-shift
-bazel_flags=("$@")
 cache="${LOADERX_CACHE:-/var/tmp/loaderx-cache}"
 m2="$cache/m2"
 version=$(sed -n 's/^LOADERX_VERSION = "\(.*\)"/\1/p' bazel/version.bzl)
@@ -48,8 +48,9 @@ mvn_() {
 }
 
 build_artifacts() {
-  bazel build "${bazel_flags[@]}" //swig:loaderx.jar //swig:loaderx_pom
-  cp "$(bazel info bazel-bin)/swig/loaderx.jar" "$(bazel info bazel-bin)/swig/loaderx.pom" "$work/"
+  /usr/bin/python3 tools/packaging/build_jar.py "$work/dist"
+  mv "$work/dist/loaderx-$version.jar" "$work/loaderx.jar"
+  mv "$work/dist/loaderx-$version.pom" "$work/loaderx.pom"
   grep -q "<version>$version</version>" "$work/loaderx.pom"
 }
 
