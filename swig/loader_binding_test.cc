@@ -156,6 +156,39 @@ TEST_F(LoaderBindingTest, MemoryKeepsItsBatchOutOfTheRingAfterRelease) {
   EXPECT_EQ(std::string(kept.data, kept.size), before);  // After close too.
 }
 
+// Java's rule: the batch goes back to the ring at release, and a
+// `BufferShare` keeps only the buffer's bytes allocated (ASan reports a read
+// of freed memory).
+TEST_F(LoaderBindingTest, ABufferShareKeepsTheBytesNotTheBatch) {
+  auto loader =
+      std::make_unique<LoaderHandle>(BothStreams(), 8, kSequential, 42, 2);
+  std::unique_ptr<LoaderBatch> first(loader->next());
+  const char* bytes;
+  uint64_t size;
+  {
+    const BatchMemory memory = first->buffer(1);  // Holds the batch: scoped.
+    bytes = memory.data;
+    size = memory.size;
+  }
+  std::unique_ptr<BufferShare> share(first->buffer_share(1));
+  first.reset();  // The LoaderBatch and its share of the batch.
+  // The ring reuses the batch: a later step gathers into the same buffer.
+  bool reused = false;
+  for (int i = 0; i < 20; ++i) {
+    std::unique_ptr<LoaderBatch> batch(loader->next());
+    reused = reused || batch->buffer(1).data == bytes;
+  }
+  EXPECT_TRUE(reused);
+  loader.reset();  // Closed and destroyed: the ring's batches are freed.
+  EXPECT_EQ(std::string(bytes, size).size(), size);  // Still allocated.
+  EXPECT_EQ(ErrorOf([&] {
+              LoaderHandle other(BothStreams(), 8, kSequential, 42, 2);
+              std::unique_ptr<LoaderBatch> batch(other.next());
+              delete batch->buffer_share(2);
+            }),
+            Code(absl::StatusCode::kInvalidArgument));
+}
+
 TEST_F(LoaderBindingTest, TheIndexStreamHoldsTheIndices) {
   LoaderStreams streams;
   streams.add_index_stream("i", kRecords);
