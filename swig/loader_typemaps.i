@@ -7,8 +7,9 @@
 //                 made on it (`np.ndarray(shape, dtype, buffer)`) have it as
 //                 their `base`, so the batch stays out of the loader's ring
 //                 exactly as long as any of them lives. Java: a direct
-//                 `java.nio.ByteBuffer` over the bytes (no share: valid while
-//                 the `LoaderBatch` is unreleased).
+//                 `java.nio.ByteBuffer` over the bytes (read-only for
+//                 indices; no share: valid while the `LoaderBatch` is
+//                 unreleased).
 //   Uint64Array   Python: a list of ints (Java's typemap is in `loaderx.i`).
 
 %{
@@ -130,6 +131,13 @@ BatchBuffer = _loaderx_native.BatchBuffer
   const loaderx::binding::BatchMemory& memory = $1;
   $result = jenv->NewDirectByteBuffer(memory.data,
                                       static_cast<jlong>(memory.size));
+  if ($result != nullptr && !memory.writable) {  // The indices.
+    jclass buffer_class = jenv->GetObjectClass($result);
+    jmethodID read_only = jenv->GetMethodID(buffer_class, "asReadOnlyBuffer",
+                                            "()Ljava/nio/ByteBuffer;");
+    $result = read_only == nullptr ? nullptr
+                                   : jenv->CallObjectMethod($result, read_only);
+  }
 }
 #endif  // SWIGJAVA
 

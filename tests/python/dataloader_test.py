@@ -117,9 +117,10 @@ def test_getitems_gets_the_samplers_uint64_indices():
         batches = [next(loader)["x"] for _ in range(4)]
     expected = sampler_run(4, 8, 1, 3)
     assert [(b // 10).tolist() for b in batches] == expected
-    first = records.calls[0]
-    assert isinstance(first, np.ndarray) and first.dtype == np.uint64
-    assert first.tolist() == expected[0]
+    # Workers gather concurrently: the calls need not come in step order.
+    for call in records.calls:
+        assert isinstance(call, np.ndarray) and call.dtype == np.uint64
+    assert expected[0] in [call.tolist() for call in records.calls]
 
 
 def test_a_stream_without_getitems_is_indexed():

@@ -132,9 +132,12 @@ def run_python(args, codec):
     sampler = Sampler(args.records, args.batch, 2, 42)
 
     def batches():
-        while True:
+        while True:  # Holding nothing while the next batch comes, as C++.
             batch = next(loader)
-            yield batch["image"], batch["label"]
+            images, labels = batch["image"], batch["label"]
+            del batch
+            yield images, labels
+            del images, labels
 
     def check(images, labels):
         check_stamps(images, labels, args.batch)
@@ -176,6 +179,7 @@ def run_torch(args, worker_rss):
         while True:  # Epochs, one after another.
             for images, labels in loader:
                 yield images.numpy(), labels.numpy()
+                del images, labels
 
     iterator = batches()
     try:
