@@ -8,32 +8,32 @@
 // `Delete` and `Compact` (which must not overlap any other call) and `Close`
 // take it alone. `Close` therefore waits for the calls in flight to finish;
 // every call that starts after it fails with FailedPrecondition ("the store
-// is closed") instead of touching freed memory. The lock is absl's
-// starvation-free `Mutex`: a close waiting behind a stream of gathers gets
-// its turn.
+// is closed") instead of touching freed memory. The lock prefers exclusive
+// callers: once one waits, new shared calls wait behind it, so a close
+// queued behind a stream of overlapping gathers gets its turn (glibc's
+// rwlock, under `std::shared_mutex`, prefers readers and could starve it).
+// It is built on `std::mutex`, which ThreadSanitizer sees (Debian's Abseil
+// is not instrumented; see docs/design.md, "Concurrency").
 //
 // Not seen by SWIG; shared by the binding's implementation files.
 
 #ifndef LOADERX_SWIG_GUARDED_STORE_H_
 #define LOADERX_SWIG_GUARDED_STORE_H_
 
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <utility>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
 #include "loaderx/typed_store.h"
-#include "swig/binding_status.h"
 
 namespace loaderx::binding {
 
 class GuardedStore {
  public:
-  explicit GuardedStore(std::unique_ptr<TypedStore> store)
-      : store_(std::move(store)) {}
+  explicit GuardedStore(std::unique_ptr<TypedStore> store);
   // Closes, waiting for the calls in flight.
-  ~GuardedStore() { Close(); }
+  ~GuardedStore();
   GuardedStore(const GuardedStore&) = delete;
   GuardedStore& operator=(const GuardedStore&) = delete;
 
@@ -42,48 +42,54 @@ class GuardedStore {
   // FailedPrecondition if the store is closed.
   template <typename Call>
   decltype(auto) Shared(Call&& call) const {
-    absl::ReaderMutexLock lock(&mu_);
-    return std::forward<Call>(call)(Open());
+    const Access access(*this, /*exclusive=*/false);
+    return std::forward<Call>(call)(*store_);
   }
 
   // `call(TypedStore&)`'s result, run with no other call in flight. Throws
   // FailedPrecondition if the store is closed.
   template <typename Call>
   decltype(auto) Exclusive(Call&& call) {
-    absl::MutexLock lock(&mu_);
-    return std::forward<Call>(call)(Open());
+    const Access access(*this, /*exclusive=*/true);
+    return std::forward<Call>(call)(*store_);
   }
 
   // The store itself, for a loader that reads it past this handle's
   // `Close` (the store and its lock are released when the last share goes).
   // Throws FailedPrecondition if the store is closed.
-  std::shared_ptr<TypedStore> Share() const {
-    absl::ReaderMutexLock lock(&mu_);
-    Open();
-    return store_;
-  }
+  std::shared_ptr<TypedStore> Share() const;
 
   // Waits for the calls in flight, then releases this handle's share of the
   // store (its lock goes with the last share). Later calls do nothing.
-  void Close() {
-    std::shared_ptr<TypedStore> released;
-    {
-      absl::MutexLock lock(&mu_);
-      released = std::move(store_);
-    }
-    // The store's destructor (which may flush) runs outside the lock.
-  }
+  void Close();
 
  private:
-  TypedStore& Open() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-    if (store_ == nullptr) {
-      ThrowIfError(absl::FailedPreconditionError("the store is closed"));
-    }
-    return *store_;
-  }
+  // One call's hold on the lock, released by the destructor.
+  class Access {
+   public:
+    // Throws FailedPrecondition (holding nothing) if the store is closed.
+    Access(const GuardedStore& guard, bool exclusive);
+    ~Access();
+    Access(const Access&) = delete;
+    Access& operator=(const Access&) = delete;
 
-  mutable absl::Mutex mu_;
-  std::shared_ptr<TypedStore> store_ ABSL_GUARDED_BY(mu_);
+   private:
+    const GuardedStore& guard_;
+    bool exclusive_;
+  };
+
+  // Waits for the lock; `Close` may take it on a closed store.
+  void Lock(bool exclusive) const;
+  void Unlock(bool exclusive) const;
+
+  mutable std::mutex mu_;
+  mutable std::condition_variable changed_;
+  // All guarded by mu_. store_ changes only under the exclusive lock, so a
+  // holder of either lock may use it without mu_.
+  mutable int shared_ = 0;             // Shared calls in flight.
+  mutable bool exclusive_ = false;     // An exclusive call or close runs.
+  mutable int exclusive_waiting_ = 0;  // Exclusive callers waiting.
+  std::shared_ptr<TypedStore> store_;
 };
 
 }  // namespace loaderx::binding

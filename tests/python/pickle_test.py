@@ -1,9 +1,9 @@
 """Stores pickle by path and reopen where they are unpickled, so they can be
 handed to spawned worker processes (multiprocessing, torch's DataLoader).
 
-A reopened store is read-write: the process that unpickles holds the
-store's lock, so the pickling process closes its handle first, and one
-process at a time holds it (see `TypedStore.__reduce__`).
+A reopened store is always read-only: read-only handles share the store's
+lock, so many workers (and a read-only parent) hold it at once, while a
+read-write handle open anywhere excludes them (see `TypedStore.__reduce__`).
 """
 
 import multiprocessing
@@ -51,12 +51,32 @@ def test_a_ragged_store_reopens_with_every_record(tmp_path):
             np.testing.assert_array_equal(got, want)
 
 
-def test_unpickling_while_the_store_is_open_is_busy(tmp_path):
+def test_unpickling_while_a_writer_holds_the_store_is_busy(tmp_path):
     _dense(tmp_path / "d")
     with DenseStore(tmp_path / "d") as store:
         pickled = pickle.dumps(store)
         with pytest.raises(StoreBusyError):
             pickle.loads(pickled)
+
+
+def test_unpickled_stores_are_read_only_and_share_the_store(tmp_path):
+    data = _dense(tmp_path / "d")
+    with DenseStore(tmp_path / "d", read_only=True) as parent:
+        pickled = pickle.dumps(parent)
+        with pickle.loads(pickled) as first, pickle.loads(pickled) as second:
+            assert first.read_only and second.read_only
+            np.testing.assert_array_equal(first[np.arange(10)], data)
+            np.testing.assert_array_equal(second[np.arange(10)], data)
+            with pytest.raises(RuntimeError, match="read-only"):
+                first.append(data[:1])
+    # A read-write original reopens read-only too.
+    store = DenseStore(tmp_path / "d")
+    store.close()
+    with pickle.loads(pickle.dumps(store)) as copy:
+        assert copy.read_only
+        with pytest.raises(RuntimeError, match="read-only"):
+            copy.delete(0)
+        assert len(copy) == 10
 
 
 def test_unpickling_never_creates_a_store(tmp_path):
@@ -125,12 +145,26 @@ class _TorchRecords:
         return self.store[index]
 
 
+def test_torch_spawn_workers_share_a_read_only_store(tmp_path):
+    torch = pytest.importorskip("torch")
+    data = _dense(tmp_path / "d")
+    # The parent keeps its read-only handle open; both workers reopen the
+    # store read-only beside it.
+    with DenseStore(tmp_path / "d", read_only=True) as store:
+        loader = torch.utils.data.DataLoader(
+            _TorchRecords(store), batch_size=2, num_workers=2,
+            multiprocessing_context="spawn", timeout=_SPAWN_TIMEOUT)
+        batches = [batch.numpy() for batch in loader]
+        assert len(store) == 10
+    np.testing.assert_array_equal(np.concatenate(batches), data)
+
+
 def test_torch_spawn_workers_read_the_store(tmp_path):
     torch = pytest.importorskip("torch")
     data = _dense(tmp_path / "d")
     store = DenseStore(tmp_path / "d")
     dataset = _TorchRecords(store)
-    store.close()  # The worker reopens it read-write and holds its lock.
+    store.close()  # A writer would exclude the worker's read-only copy.
     loader = torch.utils.data.DataLoader(
         dataset, batch_size=4, num_workers=1,
         multiprocessing_context="spawn", timeout=_SPAWN_TIMEOUT)

@@ -15,6 +15,7 @@ import numpy.typing as npt
 from loaderx.dataloader import DataLoader
 from loaderx.errors import StoreBusyError, ZrecordError, from_native
 from loaderx.utils import train_dict
+from loaderx.verify_report import VerifyReport
 from loaderx.vfs import Vfs, registered_plugins
 from loaderx.zrecord import DICT_TIERS, DenseStore, RaggedStore
 from loaderx.zsampler import Sampler
@@ -41,8 +42,20 @@ def use_the_api(directory: pathlib.Path) -> None:
     batch = dense.__getitems__(np.arange(4))
     assert_type(batch, npt.NDArray[Any])
     assert batch.shape == (4, 3, 4)
+    assert_type(dense.read_only, bool)
+    report = dense.verify()
+    assert_type(report, VerifyReport)
+    assert_type(report.ok, bool)
+    assert_type(report.records, int)
+    assert_type(report.damaged, list[int])
+    assert_type(report.problems, list[str])
+    assert_type(report.metadata_verified, bool)
+    assert report.ok and report.verified == report.records == 20
     dense.close()
-    assert isinstance(pickle.loads(pickle.dumps(dense)), DenseStore)
+    with DenseStore(directory / "dense", read_only=True) as shared:
+        copy = pickle.loads(pickle.dumps(shared))
+        assert isinstance(copy, DenseStore) and copy.read_only
+        copy.close()
 
     with RaggedStore(directory / "ragged", np.int32, codec="raw") as ragged:
         first = ragged.append([np.arange(n, dtype=np.int32) for n in (1, 2)])

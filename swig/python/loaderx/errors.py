@@ -23,8 +23,8 @@ exception for the case, an instance of that one too, so both kinds of
 
 Errors without a store code are plain Python exceptions: bad arguments are
 ValueError, an unknown codec (or other plugin) name is KeyError, a closed
-store or a wrong kind of file is RuntimeError, an unimplemented operation
-NotImplementedError.
+store, a write through a read-only one or a wrong kind of file is
+RuntimeError, an unimplemented operation NotImplementedError.
 
 `from_native` is this table; the binding's error handler calls it for every
 failed native call.

@@ -26,6 +26,23 @@ and the dtype (and item_shape for a fixed-width kind): without them a
 missing store is FileNotFoundError. `level` is the compression level of
 this handle's appends (None: the codec's default); it is not persisted.
 
+`read_only=True` opens without writing anything: read-only file handles and
+a shared lock, so other read-only handles (in this process or others) may
+hold the store at the same time, a writer may not (StoreBusyError, -14),
+and it works on read-only files and filesystems. It never creates a store
+(a missing one is FileNotFoundError). `append`, `delete` and `compact` then
+raise RuntimeError naming the store as open read-only; `sync` does nothing.
+
+`verify()` reads every record once and checks it against the checksum
+written with it, returning a `loaderx.verify_report.VerifyReport` that
+names every damaged record (a damaged record read otherwise is DataLoss:
+ZrecordError -7 naming it).
+
+Thread safety: a store may be used from many threads. Reads, appends and
+`verify` overlap; `delete` and `compact` wait for the calls in flight and
+run alone; `close()` from any thread waits for the calls in flight, and
+every call after it raises RuntimeError ("the store is closed").
+
 Reads and deletions take an int (negatives count from the end), a slice, a
 tuple or list of ints, an integer array, or a boolean mask of the store's
 length; the store resolves them (see `loaderx.errors` for what it raises).
@@ -33,6 +50,7 @@ Every check on records, dtypes, shapes and indices is the engine's.
 """
 
 import functools
+import operator
 import os
 import pathlib
 from collections.abc import Sequence
@@ -45,6 +63,7 @@ from loaderx import _dtype
 from loaderx import loaderx_native as _native
 from loaderx._typing import RecordKey, StrPath
 from loaderx.errors import IndexOutOfRangeError
+from loaderx.verify_report import VerifyReport
 from loaderx.vfs import Vfs
 
 __all__ = ["TypedStore"]
@@ -73,7 +92,9 @@ def _bytes_of(array: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
     if array.dtype.hasobject:
         raise ValueError(f"arrays of {array.dtype} hold references, not "
                          "data; they cannot be stored")
-    return array.reshape(-1).view(np.uint8)
+    # reshape(-1) of a strided array can be a strided view, which has no
+    # bytes view: copy those to C order.
+    return np.ascontiguousarray(array).reshape(-1).view(np.uint8)
 
 
 def _indices(key: RecordKey, length: int) -> tuple[npt.NDArray[Any], bool]:
@@ -92,6 +113,8 @@ def _indices(key: RecordKey, length: int) -> tuple[npt.NDArray[Any], bool]:
     if isinstance(key, slice):
         return np.arange(*key.indices(length), dtype=np.int64), False
     array = np.asarray(key)
+    if array.dtype.kind in "fO" and isinstance(key, (list, tuple)):
+        _refuse_wide_ints(key, length)
     if array.dtype == np.bool_:
         return np.ascontiguousarray(array), False
     if array.size == 0:
@@ -103,9 +126,23 @@ def _indices(key: RecordKey, length: int) -> tuple[npt.NDArray[Any], bool]:
     return np.ascontiguousarray(array.reshape(-1), dtype=wide), False
 
 
+def _refuse_wide_ints(key: Sequence[Any], length: int) -> None:
+    """numpy makes a list of ints float64 or object once one is outside
+    int64: IndexOutOfRangeError for such an int (no store holds 2^63
+    records), rather than a lossy float or a TypeError."""
+    for value in key:
+        try:
+            index = operator.index(value)
+        except TypeError:
+            return  # Not all ints: the caller's TypeError says so.
+        if not -(1 << 63) <= index < (1 << 63):
+            raise IndexOutOfRangeError(
+                -3, f"index {index} is out of range for {length} records")
+
+
 def _request(dtype: npt.DTypeLike | None, item_shape: Sequence[int] | None,
              codec: str | None, dict_bytes: bytes | None,
-             level: int | None) -> Any:
+             level: int | None, read_only: bool) -> Any:
     """The constructor's arguments for the engine's open-or-create."""
     request = _native.OpenRequest()
     if dtype is not None:
@@ -118,12 +155,16 @@ def _request(dtype: npt.DTypeLike | None, item_shape: Sequence[int] | None,
         request.set_dictionary(dict_bytes)
     if level is not None:
         request.set_level(int(level))
+    if not isinstance(read_only, (bool, np.bool_)):
+        raise TypeError(f"read_only is a bool, not {type(read_only).__name__}")
+    request.set_read_only(bool(read_only))
     return request
 
 
 def _reopen(store_type: Any, path: str, vfs: Vfs | None) -> Any:
-    """Unpickles a store: opens the one at `path` (never creates one)."""
-    return store_type(path, vfs=vfs)
+    """Unpickles a store: opens the one at `path` read-only (never creates
+    one)."""
+    return store_type(path, vfs=vfs, read_only=True)
 
 
 class TypedStore:
@@ -134,15 +175,17 @@ class TypedStore:
                  dtype: npt.DTypeLike | None = None,
                  item_shape: Sequence[int] | None = None,
                  codec: str | None = None, dict_bytes: bytes | None = None,
-                 vfs: Vfs | None = None, level: int | None = None) -> None:
+                 vfs: Vfs | None = None, level: int | None = None,
+                 read_only: bool = False) -> None:
         self._path = pathlib.Path(path)
         self._vfs = vfs  # As given: None is the default filesystem.
         self._closed = True  # Until the native store exists.
         self._kind = kind or ""
         self._native = _native.StoreHandle(
             _resolve_vfs(vfs)._fs, os.fspath(path), kind or "",
-            _request(dtype, item_shape, codec, dict_bytes, level))
+            _request(dtype, item_shape, codec, dict_bytes, level, read_only))
         self._closed = False
+        self._read_only: bool = self._native.read_only()
         self._kind = self._native.kind()
         self._fixed_width: bool = self._native.fixed_width()
         self._dtype: np.dtype[Any] = _dtype.from_identity(self._native.dtype())
@@ -183,6 +226,12 @@ class TypedStore:
     @property
     def codec(self) -> str:
         return self._codec
+
+    @property
+    def read_only(self) -> bool:
+        """Whether this handle was opened read-only (no writes; shared with
+        other read-only handles)."""
+        return self._read_only
 
     def __len__(self) -> int:
         return int(self._native.size())
@@ -254,6 +303,13 @@ class TypedStore:
         """Makes everything appended so far durable."""
         self._native.sync()
 
+    def verify(self) -> VerifyReport:
+        """Reads every record and checks it against the checksum written
+        with it; the report names every damaged record instead of stopping
+        at the first. May run alongside reads and appends (it covers the
+        records present when it starts); works on read-only handles."""
+        return VerifyReport._from_native(self._native.verify())
+
     def has_dict(self) -> bool:
         """Whether the store compresses against a dictionary (zstd_dict)."""
         return bool(self._native.has_dict())
@@ -272,12 +328,18 @@ class TypedStore:
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickles by path: unpickling (in a spawned worker, say) opens the
-        store at the same path, on a filesystem of the same name, read-write,
-        whatever its kind. The process that unpickles then holds the store's
-        lock, so the pickling one must have closed its handle (else
-        StoreBusyError, code -14), and one process at a time can hold it. A
-        filesystem that lives in one process's memory ("memory", "fault")
-        is a new, empty one there, so the store is not found."""
+        store at the same path, on a filesystem of the same name, whatever
+        its kind, and always READ-ONLY (`read_only=True`), whether the
+        pickled handle was read-only or not. Pickling is how a store
+        reaches data-loading workers, which only read: read-only copies
+        share the store's lock, so any number of workers (and the pickling
+        process, if it opened the store read-only too) hold it at once.
+        A read-write handle still open anywhere excludes them
+        (StoreBusyError, code -14): open the store with `read_only=True`
+        before handing it out, or close the writer first. To write in the
+        receiving process, open the path there explicitly. A filesystem
+        that lives in one process's memory ("memory", "fault") is a new,
+        empty one there, so the store is not found."""
         return (_reopen, (type(self), os.fspath(self._path), self._vfs))
 
     def __enter__(self) -> Self:

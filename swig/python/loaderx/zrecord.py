@@ -27,10 +27,13 @@ range is code -3 and IndexError, a store held elsewhere is -14 and
 BlockingIOError (see `loaderx.errors`).
 
 Beyond 1.7.7: `vfs=` (any registered filesystem), `level=` (the
-compression level of this handle's appends, not persisted),
+compression level of this handle's appends, not persisted), `read_only=`
+(no writes; read-only handles share a store), `verify()` (every record
+checked against its checksum; see `TypedStore`),
 `close(sync=False)`, `__repr__`, dtypes (structured ones with padding
 included) that come back exactly as they were written, pickling by path (a
-store sent to another process reopens there; see `TypedStore.__reduce__`),
+store sent to another process reopens there read-only; see
+`TypedStore.__reduce__`),
 and `loaderx.typed_store.TypedStore`, the class both stores are forms of,
 which serves stores of any registered kind.
 """
@@ -87,9 +90,10 @@ class DenseStore(TypedStore):
     def __init__(self, path: StrPath, dtype: npt.DTypeLike | None = None,
                  item_shape: Sequence[int] | None = None,
                  codec: str | None = None, dict_bytes: bytes | None = None,
-                 vfs: Vfs | None = None, level: int | None = None) -> None:
+                 vfs: Vfs | None = None, level: int | None = None,
+                 read_only: bool = False) -> None:
         super().__init__(path, "dense", dtype, item_shape, codec, dict_bytes,
-                         vfs, level)
+                         vfs, level, read_only)
 
     @property
     def item_shape(self) -> tuple[int, ...]:
@@ -117,9 +121,10 @@ class RaggedStore(TypedStore):
 
     def __init__(self, path: StrPath, dtype: npt.DTypeLike | None = None,
                  codec: str | None = None, dict_bytes: bytes | None = None,
-                 vfs: Vfs | None = None, level: int | None = None) -> None:
+                 vfs: Vfs | None = None, level: int | None = None,
+                 read_only: bool = False) -> None:
         super().__init__(path, "ragged", dtype, None, codec, dict_bytes, vfs,
-                         level)
+                         level, read_only)
 
     def append(self,
                records: Iterable[npt.ArrayLike | bytes | bytearray]) -> int:
