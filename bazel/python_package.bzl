@@ -66,6 +66,7 @@ def loaderx_python_package(name, plugins, **kwargs):
         linkshared = 1,
         deps = [
             Label("//swig:binding"),
+            Label("//tools/cli:cli"),  # `python -m loaderx`.
             Label("@python_headers"),
         ] + plugins,
         **kwargs

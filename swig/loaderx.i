@@ -146,6 +146,7 @@ void RaisePythonError(int status_code, int error_code, const char* message) {
 
 %include "swig/binding.h"
 %include "swig/store_binding.h"
+%include "swig/cli.i"
 
 // ---------------------------------------------------------------------------
 // The loader: `LoaderHandle` over the engine's `DataLoader`, its batches

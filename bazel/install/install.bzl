@@ -6,6 +6,7 @@
     PREFIX/lib/libloaderx.a                 the engine and every plugin
     PREFIX/lib/pkgconfig/loaderx.pc
     PREFIX/lib/cmake/loaderx/loaderxConfig.cmake (+ ConfigVersion)
+    PREFIX/bin/loaderx                      the command-line tool
 
 The archive is every static library of `deps` merged into one. The plugins
 register themselves from static initialisers (`alwayslink = 1` in Bazel),
@@ -127,6 +128,8 @@ def _loaderx_installer_impl(ctx):
         (_expand(ctx, ctx.file.cmake_version_template, "loaderxConfigVersion.cmake", substitutions), "lib/cmake/loaderx/loaderxConfigVersion.cmake"),
     ]
 
+    programs = [(program, "bin/" + program.basename) for program in ctx.files.programs]
+
     # The installer copies each file from the runfiles to its place.
     installer = ctx.actions.declare_file(ctx.label.name + "/install.sh")
     ctx.actions.expand_template(
@@ -135,9 +138,10 @@ def _loaderx_installer_impl(ctx):
         is_executable = True,
         substitutions = {
             "%{files}": "\n".join(["%s %s" % (file.short_path, path) for file, path in files]),
+            "%{programs}": "\n".join(["%s %s" % (file.short_path, path) for file, path in programs]),
         },
     )
-    runfiles = [file for file, _ in files]
+    runfiles = [file for file, _ in files + programs]
     return [DefaultInfo(
         executable = installer,
         files = depset(runfiles),
@@ -153,6 +157,7 @@ loaderx_installer = rule(
         "cmake_config_template": attr.label(allow_single_file = True, mandatory = True),
         "cmake_version_template": attr.label(allow_single_file = True, mandatory = True),
         "installer_template": attr.label(allow_single_file = True, mandatory = True),
+        "programs": attr.label_list(cfg = "target", allow_files = True, doc = "Executables installed in bin/."),
         "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
     },
     toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],

@@ -13,11 +13,13 @@ pickling into a spawned process), and that it keeps its symbols to itself.
 import ctypes
 import importlib
 import importlib.metadata
+import json
 import multiprocessing
 import os
 import pathlib
 import pickle
 import re
+import subprocess
 import sys
 
 import numpy as np
@@ -154,3 +156,20 @@ def test_a_pickled_store_reopens_in_a_spawned_process(tmp_path):
     finally:
         child.join(timeout=120)
     assert child.exitcode == 0
+
+
+def test_the_command_line_runs_from_the_wheel(tmp_path):
+    """`python -m loaderx`, statically linked into the extension with
+    minizip and zlib: a .npz through import, info and verify."""
+    np.savez_compressed(tmp_path / "arrays.npz",
+                        x=np.arange(600, dtype="<f4").reshape(100, 6))
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "loaderx", *args],
+                              cwd=tmp_path, capture_output=True, check=True,
+                              text=True)
+
+    run("import", "arrays.npz", "stores")
+    info = json.loads(run("info", "--json", "stores/x").stdout)
+    assert (info["records"], info["item_shape"]) == (100, [6])
+    assert json.loads(run("verify", "--json", "stores/x").stdout)["ok"]

@@ -19,6 +19,8 @@ PACKAGES=(
   # Native libraries the engine and its tests link against.
   libzstd-dev libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libmsgpack-cxx-dev libxxhash-dev
+  # The `loaderx` command reads .npz (zip) archives with minizip.
+  libminizip-dev
   # Bindings: SWIG, the Python headers and numpy, the JDK and JUnit.
   swig python3 python3-dev python3-numpy python3-pytest python3-venv
   default-jdk-headless junit4

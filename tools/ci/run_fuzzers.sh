@@ -20,7 +20,7 @@ cd "$(dirname "$0")/../.."
 
 seconds="${1:-60}"
 out="${2:-}"
-fuzzers=(store identity)
+fuzzers=(store identity npy_header)
 
 BAZEL_FLAGS=()
 if [[ -n "${CI:-}" ]]; then

@@ -7,6 +7,7 @@
 #   cmake       tests/consumers/cmake: `find_package(loaderx)`, then builds
 #               and runs tests/consumers/store_roundtrip.cc.
 #   pkg-config  the same program, one `g++ ... $(pkg-config ...)` line.
+#   cli         the installed bin/loaderx runs README.md's command-line tour.
 #   bazel       tests/consumers, a second workspace that takes loaderx by
 #               `local_repository` + `loaderx_repositories()`, runs it as a test
 #               (`bazel test //:store_roundtrip_test` there).
@@ -59,6 +60,21 @@ pkg_config_consumer() {
   "$work/store_roundtrip" --all-plugins "$work/pkg-config-store"
 }
 
+# README.md's command-line tour, extracted and run as written, with the
+# installed bin/loaderx first on PATH, in a scratch directory.
+cli_tour() {
+  sed -n '/<!-- cli-example:begin -->/,/<!-- cli-example:end -->/p' README.md |
+    sed '/^<!--/d; /^```/d' >"$work/cli_tour.sh"
+  grep -q 'loaderx import' "$work/cli_tour.sh"
+  mkdir -p "$work/cli"
+  # Debian's python3 (with numpy) ahead of any other on PATH.
+  (cd "$work/cli" && PATH="$prefix/bin:/usr/bin:$PATH" bash -euo pipefail "$work/cli_tour.sh") >"$work/cli.out"
+  cat "$work/cli.out"
+  grep -qx "every record intact" "$work/cli.out"
+  grep -qx "zstd_dict" "$work/cli.out"
+  [[ "$(tail -c 7 "$work/cli.out")" == "second" ]]
+}
+
 bazel_consumer() {
   cd tests/consumers
   bazel test "${BAZEL_FLAGS[@]}" //:store_roundtrip_test
@@ -69,6 +85,7 @@ source tools/ci/junit_cases.sh
 run_case consumers install install_tree
 run_case consumers cmake cmake_consumer
 run_case consumers pkg-config pkg_config_consumer
+run_case consumers cli cli_tour
 run_case consumers bazel bazel_consumer
 
 mkdir -p "$work/xml"

@@ -15,8 +15,8 @@
 #   - otherwise the library is built from its Debian source package (the
 #     version of the installed package where the archive still serves it),
 #     with -fPIC, into the cache: `abseil` (CMake, only the libraries asked
-#     for) and `libzstd` (its Makefile) are known; another source package
-#     is an error naming it.
+#     for), `libzstd` and `zlib` (their Makefiles) are known; another
+#     source package is an error naming it.
 #
 # Sources come with `apt-get source` from `deb-src` twins of the machine's
 # own `deb` entries, with apt's state kept in the cache (the machine's apt
@@ -158,6 +158,23 @@ build_zstd() {
   ln -sfn "$build/libzstd.a" "$lib_dir/libzstd.a"
 }
 
+# zlib's static library (minizip's dependency, for the command line that
+# the extension carries), position-independent. $1: source directory.
+build_zlib() {
+  local src=$1 build
+  build="$cache/build/$(basename "$src")"
+  if [[ ! -e "$build/libz.a" ]]; then
+    rm -rf "$build"
+    cp -a "$src" "$build"
+    (cd "$build" && CFLAGS="-O3 -fPIC" ./configure --static >"$build.log" 2>&1 &&
+      make -j "$(nproc)" libz.a >>"$build.log" 2>&1) || {
+      tail -n 50 "$build.log" >&2
+      exit 1
+    }
+  fi
+  ln -sfn "$build/libz.a" "$lib_dir/libz.a"
+}
+
 # --- The libraries ----------------------------------------------------------
 
 # The archive the compiler would link for `-l$1 -static`: GCC's own for its
@@ -208,6 +225,7 @@ for name in "$@"; do
   case "$source" in
     abseil) abseil_wanted+=("$name") ;;
     libzstd) build_zstd "$(unpacked_source libzstd "$binary")" ;;
+    zlib) build_zlib "$(unpacked_source zlib "$binary")" ;;
     *)
       log "$installed (from $source) is not position-independent, and building $source is not known here"
       exit 1
