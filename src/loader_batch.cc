@@ -36,9 +36,7 @@ uint64_t StreamType::record_bytes() const {
 StreamBatch::StreamBatch(std::shared_ptr<const StreamSpec> spec)
     : spec_(std::move(spec)) {}
 
-StreamBatch::~StreamBatch() {
-  if (data_ != nullptr) ::operator delete(data_, kAlignment);
-}
+StreamBatch::~StreamBatch() = default;
 
 absl::Span<const uint64_t> StreamBatch::shape(size_t i) const {
   if (type().kind == StreamKind::kDense) return type().item_shape;
@@ -64,8 +62,11 @@ absl::Status StreamBatch::Reserve(uint64_t bytes) {
         absl::StrCat("stream '", name(), "': cannot allocate ", wanted,
                      " bytes for a batch"));
   }
-  if (data_ != nullptr) ::operator delete(data_, kAlignment);
-  data_ = static_cast<char*>(fresh);
+  // The old allocation is freed once no `allocation()` share holds it.
+  allocation_ = std::shared_ptr<char>(
+      static_cast<char*>(fresh),
+      [](char* bytes) { ::operator delete(bytes, kAlignment); });
+  data_ = allocation_.get();
   capacity_ = wanted;
   return absl::OkStatus();
 }

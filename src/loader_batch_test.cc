@@ -80,6 +80,23 @@ TEST(StreamBatchTest, TheBufferIsReusedAndGrowsOnlyWhenNeeded) {
   EXPECT_GE(batch.capacity(), capacity);
 }
 
+TEST(StreamBatchTest, AnAllocationShareOutlivesGrowthAndTheBatch) {
+  auto batch = std::make_unique<StreamBatch>(Spec(kDenseF4));
+  EXPECT_EQ(batch->allocation(), nullptr);
+  ASSERT_OK_AND_ASSIGN(absl::Span<char> first, batch->PrepareDense(10));
+  std::shared_ptr<const void> share = batch->allocation();
+  ASSERT_EQ(share.get(), batch->data());
+  std::fill(first.begin(), first.end(), 'a');
+  // Growing moves the batch to a new allocation; the share keeps the old.
+  ASSERT_OK(batch->PrepareDense(batch->capacity() / 24 + 1));
+  EXPECT_NE(batch->data(), share.get());
+  EXPECT_EQ(batch->allocation().get(), batch->data());
+  batch.reset();
+  // Still allocated and unchanged (ASan reports a read of freed memory).
+  const char* bytes = static_cast<const char*>(share.get());
+  EXPECT_TRUE(std::all_of(bytes, bytes + 240, [](char c) { return c == 'a'; }));
+}
+
 TEST(StreamBatchTest, RaggedRecordsKeepTheirShapesOn64ByteBoundaries) {
   StreamBatch batch(Spec(kRaggedI2));
   const std::vector<std::vector<uint64_t>> shapes = {{3}, {}, {2, 40}, {1, 1}};

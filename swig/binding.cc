@@ -123,18 +123,6 @@ uint64_t IndexSampler::batch_into(uint64_t step, MutableBuffer out) const {
   return ValueOrThrow(sampler_->Batch(step, IndexSpan(*sampler_, out)));
 }
 
-Uint64Array IndexSampler::next() {
-  Uint64Array out(sampler_->batch_length());
-  out.resize(ValueOrThrow(sampler_->Next(absl::MakeSpan(out))));
-  return out;
-}
-
-Uint64Array IndexSampler::batch(uint64_t step) const {
-  Uint64Array out(sampler_->batch_length());
-  out.resize(ValueOrThrow(sampler_->Batch(step, absl::MakeSpan(out))));
-  return out;
-}
-
 void IndexSampler::seek(uint64_t step) { sampler_->Seek(step); }
 uint64_t IndexSampler::step() const { return sampler_->step(); }
 uint64_t IndexSampler::length() const { return sampler_->length(); }

@@ -33,19 +33,21 @@ using Bytes = std::string;
 // Indices: a `long[]` in Java.
 using Int64Array = std::vector<int64_t>;
 
-// Unsigned 64-bit values (sampler indices): a `long[]` in Java carrying the
-// same bits.
+// Unsigned 64-bit values (a loader batch's layout): a `long[]` in Java
+// carrying the same bits.
 using Uint64Array = std::vector<uint64_t>;
 
 // Memory the caller owns and lets native code fill: a writable, contiguous
-// Python buffer (a numpy array). Valid only during the call.
+// Python buffer (a numpy array) or a direct Java `ByteBuffer` (its bytes
+// from position to limit). Valid only during the call.
 struct MutableBuffer {
   void* data = nullptr;
   size_t size = 0;
 };
 
 // Memory the caller owns and lets native code read: a contiguous Python
-// buffer (bytes, a numpy array). Valid only during the call.
+// buffer (bytes, a numpy array) or a direct Java `ByteBuffer`. Valid only
+// during the call.
 struct ConstBuffer {
   const void* data = nullptr;
   size_t size = 0;
@@ -134,9 +136,10 @@ class Filesystem {
 // and 3 iid_keyed (a loaderx addition); anything else is InvalidArgument.
 // Lengths, batch sizes, seeds, steps and indices are unsigned 64-bit and
 // cross the boundary with all 64 bits: Python ints in [0, 2^64) (SWIG
-// raises OverflowError outside it) and uint64 numpy arrays; Java `long`s and
-// `long[]`s that carry the same bits (values of 2^63 and above read as
-// negative: use `Long.toUnsignedString`, `Long.compareUnsigned`).
+// raises OverflowError outside it) and uint64 numpy arrays; Java `long`s
+// (and native-order `ByteBuffer`s of them) that carry the same bits (values of
+// 2^63 and above read as negative: use `Long.toUnsignedString`,
+// `Long.compareUnsigned`).
 class IndexSampler {
  public:
   IndexSampler(uint64_t length, uint64_t batch_size, int mode, uint64_t seed);
@@ -147,15 +150,12 @@ class IndexSampler {
   // How many indices every batch holds (`Sampler::batch_length`).
   uint64_t batch_length() const;
 
-  // Python: write the current step's batch to the front of `out` (a uint64
-  // buffer of at least `batch_length()` values) and advance, or write batch
-  // `step` without moving the cursor (IID replays its stream to get there).
-  // Each returns how many indices it wrote.
+  // Write the current step's batch to the front of `out` (a buffer of at
+  // least `batch_length()` native-order uint64 values) and advance, or write
+  // batch `step` without moving the cursor (IID replays its stream to get
+  // there). Each returns how many indices it wrote.
   uint64_t next_into(MutableBuffer out);
   uint64_t batch_into(uint64_t step, MutableBuffer out) const;
-  // Java: the same, returned as a new array of exactly the indices written.
-  Uint64Array next();
-  Uint64Array batch(uint64_t step) const;
 
   // Moves to `step` (IID replays its stream, O(step * batch_size)).
   void seek(uint64_t step);

@@ -144,6 +144,10 @@ BatchMemory LoaderBatch::buffer(int stream) const {
                      /*writable=*/true};
 }
 
+BufferShare* LoaderBatch::buffer_share(int stream) const {
+  return new BufferShare(batch().stream(CheckedStream(stream)).allocation());
+}
+
 Uint64Array LoaderBatch::offsets(int stream) const {
   const StreamBatch& records = batch().stream(CheckedStream(stream));
   Uint64Array out(records.size());

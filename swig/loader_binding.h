@@ -20,9 +20,14 @@
 // language object made from it (Python: a buffer-protocol object, the
 // `base` of the numpy arrays; Java: a direct `ByteBuffer`, see `loaderx.i`)
 // can outlive the `LoaderBatch`. Python's typemap keeps that share in the
-// buffer object, so the arrays keep the batch alive by themselves; Java's
-// direct buffers carry no share, so a Java batch must stay unreleased while
-// its buffers are read.
+// buffer object, so the arrays keep the batch alive by themselves. Java's
+// direct buffers cannot hold a share and cannot be revoked, and holding
+// the batch until the garbage collector finds a buffer unreachable would
+// keep batches out of the ring for as long: Java's `Batch` instead goes
+// back to the ring at its `close()` and keeps a `BufferShare` (the stream
+// buffer's allocation, not the batch) per buffer it hands out, dropped by a
+// `Cleaner` once the buffer is unreachable, so a buffer read after close
+// reads a later step's bytes, never freed memory.
 //
 // Layouts (`loaderx/loader_batch.h`): a dense stream's buffer is one C-order
 // `(size(), *item_shape)` array; a ragged stream's holds record i at byte
@@ -48,6 +53,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "loaderx/dtype.h"
@@ -103,6 +109,20 @@ struct LoaderStatistics {
   int64_t gathers_completed;
 };
 
+// A share of one stream buffer's allocation (`StreamBatch::allocation`):
+// those bytes stay allocated while it lives, whatever happens to the batch
+// or the loader. Deleting it drops the share; any thread.
+class BufferShare {
+ public:
+  explicit BufferShare(std::shared_ptr<const void> allocation)
+      : allocation_(std::move(allocation)) {}
+  BufferShare(const BufferShare&) = delete;
+  BufferShare& operator=(const BufferShare&) = delete;
+
+ private:
+  std::shared_ptr<const void> allocation_;
+};
+
 // One step's batch, owning the engine's `Batch` until `release()`.
 class LoaderBatch {
  public:
@@ -123,6 +143,9 @@ class LoaderBatch {
   BatchMemory indices() const;
   // Stream `stream`'s records, writable (see the top of this file).
   BatchMemory buffer(int stream) const;
+  // A share of stream `stream`'s buffer allocation (see the top of this
+  // file); the caller owns the result.
+  BufferShare* buffer_share(int stream) const;
   // Ragged layout of stream `stream` (dense streams: offsets i *
   // record_bytes, ranks and dims of `item_shape` for every record).
   Uint64Array offsets(int stream) const;

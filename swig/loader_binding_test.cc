@@ -53,8 +53,8 @@ class LoaderBindingTest : public testing::Test {
     dense_ = std::make_unique<StoreHandle>(fs_, "/d/dense", "dense", dense);
     std::vector<uint32_t> values;
     for (uint32_t i = 0; i < kRecords; ++i) values.insert(values.end(), {i, i});
-    dense_->append_bytes(Bytes(reinterpret_cast<const char*>(values.data()),
-                               values.size() * sizeof(uint32_t)));
+    dense_->append_array(DType::Simple("<u4"), {kRecords, 2},
+                         {values.data(), values.size() * sizeof(uint32_t)});
 
     OpenRequest ragged;
     ragged.set_dtype(DType::Simple("<u2"));
@@ -154,6 +154,39 @@ TEST_F(LoaderBindingTest, MemoryKeepsItsBatchOutOfTheRingAfterRelease) {
   EXPECT_EQ(std::string(kept.data, kept.size), before);
   loader.close();
   EXPECT_EQ(std::string(kept.data, kept.size), before);  // After close too.
+}
+
+// Java's rule: the batch goes back to the ring at release, and a
+// `BufferShare` keeps only the buffer's bytes allocated (ASan reports a read
+// of freed memory).
+TEST_F(LoaderBindingTest, ABufferShareKeepsTheBytesNotTheBatch) {
+  auto loader =
+      std::make_unique<LoaderHandle>(BothStreams(), 8, kSequential, 42, 2);
+  std::unique_ptr<LoaderBatch> first(loader->next());
+  const char* bytes;
+  uint64_t size;
+  {
+    const BatchMemory memory = first->buffer(1);  // Holds the batch: scoped.
+    bytes = memory.data;
+    size = memory.size;
+  }
+  std::unique_ptr<BufferShare> share(first->buffer_share(1));
+  first.reset();  // The LoaderBatch and its share of the batch.
+  // The ring reuses the batch: a later step gathers into the same buffer.
+  bool reused = false;
+  for (int i = 0; i < 20; ++i) {
+    std::unique_ptr<LoaderBatch> batch(loader->next());
+    reused = reused || batch->buffer(1).data == bytes;
+  }
+  EXPECT_TRUE(reused);
+  loader.reset();  // Closed and destroyed: the ring's batches are freed.
+  EXPECT_EQ(std::string(bytes, size).size(), size);  // Still allocated.
+  EXPECT_EQ(ErrorOf([&] {
+              LoaderHandle other(BothStreams(), 8, kSequential, 42, 2);
+              std::unique_ptr<LoaderBatch> batch(other.next());
+              delete batch->buffer_share(2);
+            }),
+            Code(absl::StatusCode::kInvalidArgument));
 }
 
 TEST_F(LoaderBindingTest, TheIndexStreamHoldsTheIndices) {

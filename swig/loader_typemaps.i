@@ -8,8 +8,10 @@
 //                 their `base`, so the batch stays out of the loader's ring
 //                 exactly as long as any of them lives. Java: a direct
 //                 `java.nio.ByteBuffer` over the bytes (read-only for
-//                 indices; no share: valid while the `LoaderBatch` is
-//                 unreleased).
+//                 indices; no share: the bytes stay allocated while the
+//                 `LoaderBatch` is unreleased, and after that while a
+//                 `BufferShare` of them lives, which Java's `Batch` keeps
+//                 per buffer, see `loader_binding.h`).
 //   Uint64Array   Python: a list of ints (Java's typemap is in `loaderx.i`).
 
 %{
@@ -142,5 +144,12 @@ BatchBuffer = _loaderx_native.BatchBuffer
 #endif  // SWIGJAVA
 
 %newobject loaderx::binding::LoaderHandle::next;
+%newobject loaderx::binding::LoaderBatch::buffer_share;
+%ignore loaderx::binding::BufferShare::BufferShare;
+#ifdef SWIGPYTHON
+// Python's buffers hold the batch itself.
+%ignore loaderx::binding::BufferShare;
+%ignore loaderx::binding::LoaderBatch::buffer_share;
+#endif
 %ignore loaderx::binding::BatchMemory;
 %ignore loaderx::binding::LoaderBatch::LoaderBatch;

@@ -1,7 +1,6 @@
 #include "swig/store_binding.h"
 
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -21,11 +20,6 @@
 
 namespace loaderx::binding {
 namespace {
-
-constexpr char kDenseKind[] = "dense";
-
-// The most elements a Java array holds.
-constexpr uint64_t kMaxJavaArray = std::numeric_limits<int32_t>::max();
 
 template <typename T>
 absl::Span<const T> Values(ConstBuffer buffer, absl::string_view what) {
@@ -47,32 +41,11 @@ uint64_t Count(int64_t value, absl::string_view what) {
   return static_cast<uint64_t>(value);
 }
 
-// Java's indices: a negative long is out of range, as any index past the
-// end is.
-std::vector<uint64_t> JavaIndices(const Int64Array& values) {
-  std::vector<uint64_t> indices(values.size());
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (values[i] < 0) {
-      ThrowIfError(absl::OutOfRangeError(absl::StrCat(
-          "index ", values[i], " (position ", i, ") is negative")));
-    }
-    indices[i] = static_cast<uint64_t>(values[i]);
-  }
-  return indices;
-}
-
 StoreStatistics ToStatistics(const StoreStats& stats) {
   return StoreStatistics{static_cast<int64_t>(stats.records),
                          static_cast<int64_t>(stats.live_bytes),
                          static_cast<int64_t>(stats.chunk_bytes),
                          static_cast<int64_t>(stats.reclaimable)};
-}
-
-StoreOptions Options(const std::string& codec, const Bytes& dictionary) {
-  StoreOptions options;
-  options.codec = codec;
-  options.dictionary = dictionary;
-  return options;
 }
 
 // Indices in the engine's terms: uint64 buffers as they are (no copy),
@@ -271,7 +244,8 @@ int64_t StoreHandle::append_array(const DType& dtype, const Int64Array& shape,
   batch.data =
       absl::string_view(static_cast<const char*>(data.data), data.size);
   batch.shape = Shape(shape);
-  batch.dtype = &dtype;
+  // An empty simple dtype: bytes of the store's own dtype (Java).
+  batch.dtype = dtype.structured || !dtype.str.empty() ? &dtype : nullptr;
   return store_->Shared([&](TypedStore& store) {
     // Appends are serialised inside the engine and overlap reads.
     return static_cast<int64_t>(ValueOrThrow(store.AppendBatch(batch)));
@@ -326,33 +300,6 @@ void StoreHandle::delete_records(IndexBuffer indices) {
   });
 }
 
-int64_t StoreHandle::append_bytes(const Bytes& data) {
-  return store_->Shared([&](TypedStore& store) {
-    return static_cast<int64_t>(ValueOrThrow(store.AppendFixed(data)));
-  });
-}
-
-Bytes StoreHandle::gather(const Int64Array& indices) const {
-  const std::vector<uint64_t> checked = JavaIndices(indices);
-  return store_->Shared([&](TypedStore& store) {
-    if (store.record_bytes() != 0 &&
-        checked.size() > kMaxJavaArray / store.record_bytes()) {
-      ThrowIfError(absl::InvalidArgumentError(absl::StrCat(
-          "gather: ", checked.size(), " records of ", store.record_bytes(),
-          " bytes do not fit one byte[] (", kMaxJavaArray, " bytes)")));
-    }
-    Bytes out(checked.size() * store.record_bytes(), '\0');
-    ThrowIfError(store.GatherFixed(checked, absl::MakeSpan(out)));
-    return out;
-  });
-}
-
-void StoreHandle::delete_indices(const Int64Array& indices) {
-  const std::vector<uint64_t> checked = JavaIndices(indices);
-  store_->Exclusive(
-      [&](TypedStore& store) { ThrowIfError(store.Delete(checked)); });
-}
-
 void StoreHandle::compact() {
   store_->Exclusive([](TypedStore& store) { ThrowIfError(store.Compact()); });
 }
@@ -378,25 +325,5 @@ bool StoreHandle::read_only() const {
 }
 
 void StoreHandle::close() { store_->Close(); }
-
-DenseStoreHandle::DenseStoreHandle(const Filesystem& fs,
-                                   const std::string& path)
-    : StoreHandle(
-          fs, ValueOrThrow(TypedStore::Open(*fs.vfs(), path, kDenseKind))) {}
-
-DenseStoreHandle::DenseStoreHandle(const Filesystem& fs,
-                                   const std::string& path, const DType& dtype,
-                                   const Int64Array& item_shape,
-                                   const std::string& codec,
-                                   const Bytes& dictionary)
-    : StoreHandle(fs, ValueOrThrow(TypedStore::Create(
-                          *fs.vfs(), path, kDenseKind,
-                          TypeIdentity{dtype, Shape(item_shape)},
-                          Options(codec, dictionary)))) {}
-
-DenseStoreHandle::DenseStoreHandle(const Filesystem& fs,
-                                   const std::string& path,
-                                   const OpenRequest& request)
-    : StoreHandle(fs, path, kDenseKind, request) {}
 
 }  // namespace loaderx::binding

@@ -8,7 +8,7 @@
 // `dtype.str` string (simple dtypes), and `DTypeToString` on the way out.
 // Record indices are numpy buffers in Python (`IndexBuffer`: uint64 arrays
 // range-checked as they are, never narrowed first) and `long[]` in Java
-// (negative values are out of range).
+// (an unsigned `IndexBuffer`; negative values are out of range).
 
 #ifndef LOADERX_SWIG_STORE_BINDING_H_
 #define LOADERX_SWIG_STORE_BINDING_H_
@@ -129,14 +129,14 @@ struct BatchLayout {
 
 // A typed store (`loaderx/typed_store.h`) of any registered kind on a
 // `Filesystem`, which it keeps alive: the dense and ragged stores and any
-// owner linked into the binding. The Python forms read and fill buffers in
-// place, the Java forms copy arrays (fixed-width stores only).
+// owner linked into the binding. Every form reads and fills the caller's
+// buffers in place (Python buffers, direct Java `ByteBuffer`s).
 //
 // Thread safety: any method may be called from many threads at once. Reads,
-// appends, `sync`, `stats` and `verify` overlap; `delete_*` and `compact`
-// wait for the calls in flight and run alone; `close` (and destruction)
-// waits for them too, and every call after it fails with FailedPrecondition
-// ("the store is closed"). See `guarded_store.h`.
+// appends, `sync`, `stats` and `verify` overlap; `delete_records` and
+// `compact` wait for the calls in flight and run alone; `close` (and
+// destruction) waits for them too, and every call after it fails with
+// FailedPrecondition ("the store is closed"). See `guarded_store.h`.
 class StoreHandle {
  public:
   // Opens or creates, as the reference's constructor, a store of `kind`
@@ -159,9 +159,10 @@ class StoreHandle {
   std::string codec() const;
   bool has_dict() const;
 
-  // Python. `append_array` appends the records of one array whose first
+  // `append_array` appends the records of one array whose first
   // axis counts them (a 0-d array is one record); `append_records` one
-  // record per element. The store checks dtypes, shapes and sizes.
+  // record per element. The store checks dtypes, shapes and sizes; an
+  // empty simple `dtype` means bytes of the store's own dtype.
   int64_t append_array(const loaderx::DType& dtype, const Int64Array& shape,
                        ConstBuffer data);
   int64_t append_records(const RecordArrays& records);
@@ -171,10 +172,6 @@ class StoreHandle {
   // back into one `out` buffer of exactly their size (validated shapes).
   BatchLayout read(IndexBuffer indices, OutputBuffer& out) const;
   void delete_records(IndexBuffer indices);
-  // Java (fixed-width stores): whole records back to back.
-  int64_t append_bytes(const Bytes& data);
-  Bytes gather(const Int64Array& indices) const;
-  void delete_indices(const Int64Array& indices);
 
   void compact();
   StoreStatistics stats() const;
@@ -196,21 +193,6 @@ class StoreHandle {
 
   std::shared_ptr<Vfs> vfs_;  // Declared first: outlives the store.
   std::unique_ptr<GuardedStore> store_;
-};
-
-// A dense store (`loaderx/dense_store.h`): Java's typed store handle.
-class DenseStoreHandle : public StoreHandle {
- public:
-  // Opens the dense store at `path`.
-  DenseStoreHandle(const Filesystem& fs, const std::string& path);
-  // Creates one of `dtype` x `item_shape` with `codec` (and `dictionary`
-  // for zstd_dict); AlreadyExists if a store is there.
-  DenseStoreHandle(const Filesystem& fs, const std::string& path,
-                   const loaderx::DType& dtype, const Int64Array& item_shape,
-                   const std::string& codec, const Bytes& dictionary);
-  // Opens or creates, as the reference's constructor.
-  DenseStoreHandle(const Filesystem& fs, const std::string& path,
-                   const OpenRequest& request);
 };
 
 // Trains a zstd dictionary of at most `capacity` (> 0) bytes on samples

@@ -1,19 +1,18 @@
-// Typemaps for the stores' binding surface (`store_binding.h`), included by
-// `loaderx.i`.
+// Python's typemaps for the stores' binding surface (`store_binding.h`),
+// included by `loaderx.i` (Java's are in `java.i`).
 //
 //   loaderx::DType   Python: numpy's dtype identity, `dtype.str` (a str) or
 //                    `dtype.descr` (a list of (name, type) / (name, type,
 //                    shape) tuples, name a str or (title, name), type nested
 //                    the same way); `loaderx/zrecord.py` turns it into and
-//                    out of `np.dtype`. Java: `dtype.str` as a String
-//                    (simple dtypes), and `DTypeToString` coming out.
+//                    out of `np.dtype`.
 //   OutputBuffer&    Python: no argument; a bytearray the native side
 //                    allocates once, returned after the call's own result
-//                    as a (result, bytearray) tuple. Not in Java.
+//                    as a (result, bytearray) tuple.
 //   IndexBuffer      Python: a contiguous uint64, int64 or bool numpy array
-//                    (TypeError for anything else). Not in Java.
+//                    (TypeError for anything else).
 //   RecordArrays     Python: a sequence of (dtype identity, shape, buffer)
-//                    tuples, the buffers read in place. Not in Java.
+//                    tuples, the buffers read in place.
 //   BatchLayout      Python: (list of shape tuples, list of byte offsets).
 
 %{
@@ -369,51 +368,9 @@ PyObject* BatchLayoutToPython(const loaderx::binding::BatchLayout& layout) {
 }
 #endif  // SWIGPYTHON
 
-#ifdef SWIGJAVA
-%typemap(jni) loaderx::DType, const loaderx::DType& "jstring"
-%typemap(jtype) loaderx::DType, const loaderx::DType& "String"
-%typemap(jstype) loaderx::DType, const loaderx::DType& "String"
-%typemap(javain) const loaderx::DType& "$javainput"
-%typemap(javaout) loaderx::DType { return $jnicall; }
-%typemap(in) const loaderx::DType& (loaderx::DType temp) {
-  if ($input == nullptr) {
-    SWIG_JavaThrowException(jenv, SWIG_JavaNullPointerException, "null dtype");
-    return $null;
-  }
-  const char* chars = jenv->GetStringUTFChars($input, nullptr);
-  if (chars == nullptr) return $null;
-  temp = loaderx::DType::Simple(chars);
-  jenv->ReleaseStringUTFChars($input, chars);
-  $1 = &temp;
-}
-%typemap(out) loaderx::DType {
-  $result = jenv->NewStringUTF(loaderx::DTypeToString($1).c_str());
-}
-
-// Shaped records in Java are for later; so are buffers filled on request.
-%ignore loaderx::binding::OutputBuffer;
-%ignore loaderx::binding::IndexBuffer;
-%ignore loaderx::binding::RecordArray;
-%ignore loaderx::binding::BatchLayout;
-%ignore loaderx::binding::train_zstd_dictionary;
-%ignore loaderx::binding::StoreHandle::append_array;
-%ignore loaderx::binding::StoreHandle::append_records;
-%ignore loaderx::binding::StoreHandle::gather_into;
-%ignore loaderx::binding::StoreHandle::read;
-%ignore loaderx::binding::StoreHandle::delete_records;
-#endif  // SWIGJAVA
 
 #ifdef SWIGPYTHON
-// Python fills numpy arrays in place; the copying forms are Java's, and so
-// is the dense handle (Python's stores are all `StoreHandle`s).
-%ignore loaderx::binding::StoreHandle::append_bytes;
-%ignore loaderx::binding::StoreHandle::gather;
-%ignore loaderx::binding::StoreHandle::delete_indices;
-%ignore loaderx::binding::DenseStoreHandle;
-%ignore loaderx::binding::OutputBuffer;
-%ignore loaderx::binding::IndexBuffer;
 %ignore loaderx::binding::RecordArray;
-%ignore loaderx::binding::BatchLayout;
 #endif  // SWIGPYTHON
 
 %ignore loaderx::binding::OpenRequest::request;

@@ -38,6 +38,23 @@ OpenRequest DenseRequest() {
   return request;
 }
 
+// The unified surface's buffer calls, for byte strings.
+void Append(StoreHandle& store, const std::string& records) {
+  store.append_array(DType(),
+                     {static_cast<int64_t>(records.size()) / kWidth, kWidth},
+                     {records.data(), records.size()});
+}
+
+IndexBuffer Indices(const Int64Array& indices) {
+  return {IndexBuffer::Kind::kSigned, indices.data(), indices.size(), 1};
+}
+
+Bytes Gather(const StoreHandle& store, const Int64Array& indices) {
+  Bytes out(indices.size() * kWidth, '\0');
+  store.gather_into(Indices(indices), {out.data(), out.size()});
+  return out;
+}
+
 bool IsClosed(const BindingError& error) {
   return error.status_code() ==
              static_cast<int>(absl::StatusCode::kFailedPrecondition) &&
@@ -48,7 +65,7 @@ TEST(StoreHandleTest, CloseWaitsForCallsInFlightAndRefusesLaterOnes) {
   Filesystem fs("memory");
   {
     StoreHandle store(fs, "/s", "dense", DenseRequest());
-    store.append_bytes(Records(0, kRecords));
+    Append(store, Records(0, kRecords));
   }
   // The first records, which the deletes below never reach.
   Int64Array all(kRecords / 2);
@@ -64,19 +81,20 @@ TEST(StoreHandleTest, CloseWaitsForCallsInFlightAndRefusesLaterOnes) {
             switch ((t + i) % 4) {
               case 0:
               case 1: {
-                const Bytes got = store.gather(all);
+                const Bytes got = Gather(store, all);
                 if (got != Records(0, kRecords / 2)) ++unexpected;
                 break;
               }
               case 2:
-                store.append_bytes(Records(i, 1));
+                Append(store, Records(i, 1));
                 break;
               default:
                 if (!store.verify().ok()) ++unexpected;
                 break;
             }
             if (t == 0 && i % 8 == 0 && store.size() > kRecords) {
-              store.delete_indices({store.size() - 1});
+              const Int64Array last = {store.size() - 1};
+              store.delete_records(Indices(last));
             }
           }
         } catch (const BindingError& error) {
@@ -105,15 +123,15 @@ TEST(StoreHandleTest, ReadOnlyHandlesShareAndVerify) {
   Filesystem fs("memory");
   {
     StoreHandle store(fs, "/s", "dense", DenseRequest());
-    store.append_bytes(Records(0, 5));
+    Append(store, Records(0, 5));
   }
   OpenRequest read_only;
   read_only.set_read_only(true);
   StoreHandle first(fs, "/s", "dense", read_only);
   StoreHandle second(fs, "/s", "", read_only);
   EXPECT_TRUE(first.read_only());
-  EXPECT_EQ(second.gather({4}), Records(4, 1));
-  EXPECT_THROW(first.append_bytes(Records(0, 1)), BindingError);
+  EXPECT_EQ(Gather(second, {4}), Records(4, 1));
+  EXPECT_THROW(Append(first, Records(0, 1)), BindingError);
   const VerifyResult report = second.verify();
   EXPECT_EQ(report.records(), 5);
   EXPECT_EQ(report.verified(), 5);

@@ -2,7 +2,8 @@
 # Every test: installs whatever is missing, then runs every suite (C++ gtest,
 # Python pytest and Java JUnit, against the real build), then programs built
 # against loaderx from outside its build (tools/ci/test_consumers.sh), the
-# Python wheel installed into fresh venvs (tools/ci/test_wheel.sh), then
+# Python wheel installed into fresh venvs (tools/ci/test_wheel.sh), the jar
+# through Maven (tools/ci/test_maven.sh), then
 # the C++ suites again under AddressSanitizer + UndefinedBehaviorSanitizer
 # and under ThreadSanitizer, then the libFuzzer targets under ASan + UBSan
 # for $LOADERX_FUZZ_SECONDS each (default 60; 0 skips them;
@@ -48,6 +49,9 @@ run_suite all
 bash tools/ci/test_consumers.sh "$tally" "${BAZEL_FLAGS[@]}" || status=1
 # The Python wheel, built and installed as users do, run in fresh venvs.
 bash tools/ci/test_wheel.sh "$tally" || status=1
+# loaderx.jar installed into a local Maven repository, a Maven project built
+# and run against it offline.
+bash tools/ci/test_maven.sh "$tally" || status=1
 bash tools/ci/test_windows.sh "$tally" || status=1  # MinGW build, under Wine
 if [[ "${LOADERX_SANITIZERS:-1}" != 0 ]]; then
   # The Python and Java tests are tagged no_sanitizer (see .bazelrc).

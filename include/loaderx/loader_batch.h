@@ -99,6 +99,13 @@ class StreamBatch {
   uint64_t data_bytes() const { return data_bytes_; }
   // Bytes allocated; only grows, and only when a step needs more.
   uint64_t capacity() const { return capacity_; }
+  // A share of the allocation behind `data()` (null while there is none):
+  // it keeps those bytes allocated, not unchanged, after the batch goes
+  // back to the ring (where later steps overwrite them), grows its buffer
+  // or is freed. For a binding whose views cannot be revoked (Java's direct
+  // `ByteBuffer`s): a view read after its batch's release then reads some
+  // step's records, never freed memory.
+  std::shared_ptr<const void> allocation() const { return allocation_; }
 
   // Record `i` (< size()): where it starts in the buffer, how many bytes it
   // has, its shape (dense: `item_shape`), and its bytes.
@@ -152,7 +159,9 @@ class StreamBatch {
                        uint64_t bytes);
 
   std::shared_ptr<const StreamSpec> spec_;
-  char* data_ = nullptr;  // `capacity_` bytes, `kBufferAlignment`-aligned.
+  // `capacity_` bytes, `kBufferAlignment`-aligned; `data_` is its pointer.
+  std::shared_ptr<char> allocation_;
+  char* data_ = nullptr;
   uint64_t capacity_ = 0;
   uint64_t data_bytes_ = 0;
   std::vector<uint64_t> offsets_;  // Per record.

@@ -1,6 +1,6 @@
 """Loader benchmark: batches/s and peak RSS of loaderx's DataLoader in C++,
-Python (and Java, when its program is given) over the same raw and zstd
-stores, side by side with torch's DataLoader over the same records.
+Python and Java over the same raw and zstd stores, side by side with
+torch's DataLoader over the same records.
 
 The reference design's loader table: fixed-shape records (512x512 uint8,
 256 KiB, by default) with int64 labels, batch 256, 4 workers.
@@ -9,7 +9,9 @@ The reference design's loader table: fixed-shape records (512x512 uint8,
   python-raw / python-zstd   `loaderx.dataloader.DataLoader`, identity
                              transform: arrays are views of the native
                              batches
-  java-raw / java-zstd       `--java-command` (see below), if given
+  java-raw / java-zstd       `org.loaderx.DataLoader` (LoaderThroughput.java,
+                             run with loaderx.jar in a JVM of its own), the
+                             consumer taking each batch's direct buffers
   torch                      torch.utils.data.DataLoader, `--workers`
                              worker processes, over the same records as an
                              np.load(mmap_mode='r') array, shuffled
@@ -23,11 +25,13 @@ its arrays are views, not copies), runs `--warmup` batches and is timed over
 contender against the C++ loader over the same codec, and every contender
 against torch.
 
-Java: `--java-command "java -cp ... LoaderThroughput"` is run as
-`CMD --image=DIR --label=DIR --batch=N --prefetch=N --batches=N --warmup=N
---validate=N` and must validate the same way and print the C++ program's
-JSON line ({"batches_per_s": ..., "peak_rss_mib": ...}). There is no such
-program yet: the Java DataLoader is being built on the loader binding.
+The C++ and Java programs are run as `CMD --image=DIR --label=DIR
+--batch=N --prefetch=N --batches=N --warmup=N --validate=N`; each validates
+as described and prints one JSON line ({"batches_per_s": ...,
+"peak_rss_mib": ...}). Java's is `java -cp loaderx.jar:loader_throughput.jar
+LoaderThroughput` from Bazel's build (`--java-command` replaces it, e.g. to
+pass JVM flags); without the jars beside this file (run outside Bazel) it is
+left out with a note.
 
     bash tools/bench/install_bench_deps.sh    # torch, from Debian
     bazel run --config=opt //tools/bench:bench_loader -- [--records 1000]
@@ -247,6 +251,21 @@ def cxx_program(args):
     return [os.path.join(here, "loader_throughput")]
 
 
+def java_command(args):
+    """The Java contender's command, or None if its jars are not built."""
+    if args.java_command:
+        return args.java_command.split()
+    here = os.path.dirname(os.path.abspath(__file__))
+    jars = [os.path.join(here, "..", "..", "swig", "loaderx.jar"),
+            os.path.join(here, "loader_throughput.jar")]
+    if not all(os.path.exists(jar) for jar in jars):
+        return None
+    java = shutil.which("java")
+    if java is None:
+        raise SystemExit("java: not on PATH (tools/ci/install_deps.sh installs the JDK)")
+    return [java, "-cp", ":".join(map(os.path.normpath, jars)), "LoaderThroughput"]
+
+
 def plan(args):
     """(name, command) for every contender to run, and notes on those left
     out."""
@@ -256,6 +275,7 @@ def plan(args):
         raise SystemExit(f"unknown contenders {sorted(unknown)}; "
                          f"choose from {','.join(ALL_CONTENDERS)}")
     runs, notes = [], []
+    java = java_command(args) if "java" in wanted else None
     for codec in ("raw", "zstd"):
         if "cxx" in wanted:
             runs.append((f"cxx-{codec}",
@@ -263,12 +283,11 @@ def plan(args):
         if "python" in wanted:
             runs.append((f"python-{codec}", python_command(args, f"python-{codec}")))
         if "java" in wanted:
-            if args.java_command:
-                runs.append((f"java-{codec}", native_command(
-                    args.java_command.split(), args, codec)))
+            if java:
+                runs.append((f"java-{codec}", native_command(java, args, codec)))
             elif codec == "raw":
-                notes.append("java: not run (no --java-command; the Java "
-                             "DataLoader's benchmark program does not exist yet)")
+                notes.append("java: not run (loaderx.jar and loader_throughput.jar "
+                             "are not beside this file: run it with bazel run)")
     if "torch" in wanted:
         try:
             import torch  # noqa: F401
@@ -333,7 +352,9 @@ def parse_args():
     parser.add_argument("--cxx-binary", default="",
                         help="loader_throughput (default: beside this file)")
     parser.add_argument("--java-command", default="",
-                        help="the Java contender's command (see above)")
+                        help="the Java contender's command (default: "
+                             "java -cp loaderx.jar:loader_throughput.jar "
+                             "LoaderThroughput, from Bazel's build)")
     parser.add_argument("--run", default="", help=argparse.SUPPRESS)
     return parser.parse_args()
 

@@ -27,6 +27,11 @@ PACKAGES=(
   # Bindings: SWIG, the Python headers and numpy, the JDK and JUnit.
   swig python3 python3-dev python3-numpy python3-pytest python3-venv
   default-jdk-headless junit4
+  # loaderx.jar installed into a local Maven repository and used by a Maven
+  # project (tools/ci/test_maven.sh).
+  maven
+  # The Scala example (tests/scala/), compiled against loaderx.jar.
+  scala
   # Builds that use the installed library (tools/ci/test_consumers.sh).
   cmake pkgconf
   # The Python wheel (tools/packaging/): Debian source packages unpacked and

@@ -120,14 +120,15 @@ def _pkg_config_module(library):
                        "libraries it needs to link statically are unknown")
 
 
-def _static_libraries(bazel):
+def _static_libraries(bazel, target=_EXTENSION):
     """The libraries to link statically, in link order: those the
-    extension's `@system_libs` dependencies name with `-l` and everything
+    `@system_libs` dependencies of `target` (default: the extension) name
+    with `-l` and everything
     they need in turn (`pkg-config --static`, as shared libraries would
     bring it in), glibc's aside; and libstdc++, which the C++ toolchain
     links."""
     rules = bazel.run(
-        "cquery", f'filter("^@system_libs//", deps({_EXTENSION}))',
+        "cquery", f'filter("^@system_libs//", deps({target}))',
         "--output=build", capture=True)
     direct = sorted(
         set(re.findall(r'"-l([^"]+)"', rules)) - _DYNAMIC_LIBRARIES)
@@ -144,11 +145,11 @@ def _static_libraries(bazel):
     return closure + ["stdc++"]
 
 
-def _build_extension():
-    """Builds the extension and returns bazel-bin's package directory, the
-    glibc version (major, minor) the extension needs, and the `_Bazel`."""
-    bazel = _Bazel()
-    libraries = _static_libraries(bazel)
+def link_statically(bazel, target):
+    """Adds to `bazel`'s flags what links `target`'s system libraries (and
+    libstdc++) into it statically: tools/packaging/static_deps.sh's
+    archives."""
+    libraries = _static_libraries(bazel, target)
     _log(f"static archives for -l{' -l'.join(libraries)}")
     archives = subprocess.run(
         ["bash", os.path.join(_ROOT, "tools", "packaging", "static_deps.sh"),
@@ -157,6 +158,13 @@ def _build_extension():
     # that every archive comes after the archives that need it.
     bazel.flags += [f"--linkopt=-L{archives.strip()}"] + [
         f"--linkopt=-l{name}" for name in libraries if name != "stdc++"]
+
+
+def _build_extension():
+    """Builds the extension and returns bazel-bin's package directory, the
+    glibc version (major, minor) the extension needs, and the `_Bazel`."""
+    bazel = _Bazel()
+    link_statically(bazel, _EXTENSION)
     bazel.run("build", "//swig:python", _EXTENSION)
     bin_dir = bazel.run("info", "bazel-bin", capture=True).strip()
     package = os.path.join(bin_dir, "swig", "python", "loaderx")

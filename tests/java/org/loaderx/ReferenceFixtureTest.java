@@ -3,6 +3,7 @@ package org.loaderx;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,8 +18,8 @@ import org.junit.Test;
 
 /**
  * Dense stores written by the published loaderx 1.7.7 (tests/data/reference_1_7_7, see
- * tests/oracle/make_store_fixture.py) open and read through {@code DenseStoreHandle}, values
- * checked. Ragged stores have no Java binding yet. The fixture is copied to a scratch directory
+ * tests/oracle/make_store_fixture.py) open and read through the Java API, values
+ * checked. The fixture is copied to a scratch directory
  * first: opening a store takes its lock read-write.
  */
 public class ReferenceFixtureTest {
@@ -46,14 +47,16 @@ public class ReferenceFixtureTest {
 
   @Test
   public void denseZstdReadsItsRecords() {
-    Filesystem disk = new Filesystem("posix");
-    DenseStoreHandle store = new DenseStoreHandle(disk, copyOf("dense_zstd"));
+    try (Vfs disk = Vfs.posix();
+        DenseStore store = DenseStore.open(disk, copyOf("dense_zstd"))) {
     assertEquals("<f4", store.dtype());
     assertArrayEquals(new long[] {2, 3}, store.itemShape());
     assertEquals("zstd", store.codec());
-    assertFalse(store.hasDict());
+    assertFalse(store.hasDictionary());
     assertEquals(10, store.size());
-    ByteBuffer records = little(store.gather(new long[] {9, 0, 4}));
+    ByteBuffer records = ByteBuffer.allocateDirect(3 * 24).order(ByteOrder.LITTLE_ENDIAN);
+    store.gather(new long[] {9, 0, 4}, records);
+    records.flip();
     for (int i : new int[] {9, 0, 4}) {
       for (int j = 0; j < 2; ++j) {
         for (int k = 0; k < 3; ++k) {
@@ -61,18 +64,18 @@ public class ReferenceFixtureTest {
         }
       }
     }
-    assertEquals(10, store.stats().getRecords());
-    store.close();
+    assertEquals(10, store.stats().records());
+    }
   }
 
   @Test
   public void denseStructuredRawReadsItsRecords() {
-    Filesystem disk = new Filesystem("posix");
-    DenseStoreHandle store = new DenseStoreHandle(disk, copyOf("dense_struct_raw"));
+    try (Vfs disk = Vfs.posix();
+        DenseStore store = DenseStore.open(disk, copyOf("dense_struct_raw"))) {
     assertEquals("[('id', '<i4'), ('x', '<f4', (2,))]", store.dtype());
     assertEquals(12, store.recordBytes());
     assertArrayEquals(new long[] {}, store.itemShape());
-    ByteBuffer records = little(store.gather(new long[] {0, 1, 2, 3, 4, 5}));
+    ByteBuffer records = little(store.gather(0, 1, 2, 3, 4, 5));
     for (int i = 0; i < 6; ++i) {
       assertEquals(100 + i, records.getInt());
       assertEquals(i / 2.0f, records.getFloat(), 0.0f);
@@ -81,8 +84,29 @@ public class ReferenceFixtureTest {
     // Appends continue 1.7.7's store.
     byte[] more = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN)
         .putInt(106).putFloat(3.0f).putFloat(-6.0f).array();
-    assertEquals(6, store.appendBytes(more));
-    assertArrayEquals(more, store.gather(new long[] {6}));
-    store.close();
+    assertEquals(6, store.append(more));
+    assertArrayEquals(more, store.gather(6));
+    }
+  }
+
+  @Test
+  public void raggedRawReadsItsShapes() {
+    try (Vfs disk = Vfs.posix();
+        RaggedStore store = RaggedStore.open(disk, copyOf("ragged_raw"))) {
+      assertEquals("ragged", store.kind());
+      assertEquals("|u1", store.dtype());
+      long[][] shapes = {{3}, {2, 2}, {}, {5}, {1, 1, 2}};
+      assertEquals(shapes.length, store.size());
+      ShapedBatch batch = store.read(4, 0, 1, 2, 3);
+      for (int b = 0; b < 5; b++) {
+        int i = (b + 4) % 5;
+        assertArrayEquals(shapes[i], batch.shape(b));
+        ByteBuffer record = batch.record(b);
+        assertEquals(batch.recordBytes(b), record.remaining());
+        for (int n = 0; n < record.remaining(); n++) {
+          assertEquals((7 * i + n) % 256, record.get(n) & 0xff);
+        }
+      }
+    }
   }
 }

@@ -38,7 +38,7 @@ public class SamplerTest {
   @Test
   public void reproducesTheReferenceGoldenSequences() throws IOException {
     List<String> lines = Files.readAllLines(GOLDEN);
-    IndexSampler sampler = null;
+    Sampler sampler = null;
     String description = "";
     int cases = 0;
     int batches = 0;
@@ -50,7 +50,7 @@ public class SamplerTest {
       String where = GOLDEN + ":" + (n + 1) + " (" + description + ")";
       switch (words[0]) {
         case "sampler":
-          sampler = new IndexSampler(values[1], values[2], (int) values[0], values[3]);
+          sampler = new Sampler(values[1], values[2], SamplerMode.of((int) values[0]), values[3]);
           description = line;
           cases++;
           break;
@@ -71,19 +71,19 @@ public class SamplerTest {
 
   @Test
   public void referenceSampleValues() {
-    IndexSampler cyclic = new IndexSampler(10, 4, IndexSampler.CYCLIC, 42);
+    Sampler cyclic = new Sampler(10, 4, SamplerMode.CYCLIC, 42);
     assertArrayEquals(new long[] {4, 9, 2, 3}, cyclic.next());
     assertArrayEquals(new long[] {0, 7, 8, 5}, cyclic.next());
     assertArrayEquals(new long[] {6, 7, 3, 4}, cyclic.next());
     assertEquals(3, cyclic.step());
-    IndexSampler iid = new IndexSampler(1000, 8, IndexSampler.IID, 42);
+    Sampler iid = new Sampler(1000, 8, SamplerMode.IID, 42);
     assertArrayEquals(new long[] {520, 433, 412, 601, 163, 713, 142, 216}, iid.next());
   }
 
   @Test
   public void sixtyFourBitValuesKeepEveryBit() {
     long top = u64("18446744073709551615"); // 2^64 - 1, read as -1.
-    IndexSampler sampler = new IndexSampler(top, 3, IndexSampler.SEQUENTIAL, top);
+    Sampler sampler = new Sampler(top, 3, SamplerMode.SEQUENTIAL, top);
     assertEquals(top, sampler.length());
     assertEquals("18446744073709551615", Long.toUnsignedString(sampler.seed()));
     long step = Long.divideUnsigned(top - 1, 3);
@@ -93,7 +93,7 @@ public class SamplerTest {
     assertArrayEquals(new long[] {0, 1, 2}, sampler.next());
     // A length above 2^32 is not truncated: IID draws reach past it.
     long big = (1L << 40) + 3;
-    IndexSampler iid = new IndexSampler(big, 64, IndexSampler.IID, 1);
+    Sampler iid = new Sampler(big, 64, SamplerMode.IID, 1);
     boolean above32Bits = false;
     for (long index : iid.next()) {
       assertTrue(Long.compareUnsigned(index, big) < 0);
@@ -104,27 +104,27 @@ public class SamplerTest {
 
   @Test
   public void batchIsSeekThenNextWithoutMoving() {
-    for (int mode :
-        new int[] {
-          IndexSampler.SEQUENTIAL, IndexSampler.IID, IndexSampler.CYCLIC, IndexSampler.IID_KEYED
+    for (SamplerMode mode :
+        new SamplerMode[] {
+          SamplerMode.SEQUENTIAL, SamplerMode.IID, SamplerMode.CYCLIC, SamplerMode.IID_KEYED
         }) {
-      IndexSampler a = new IndexSampler(1000, 16, mode, 7);
+      Sampler a = new Sampler(1000, 16, mode, 7);
       long[] first = a.next();
       long[] second = a.next();
-      IndexSampler b = new IndexSampler(1000, 16, mode, 7);
+      Sampler b = new Sampler(1000, 16, mode, 7);
       assertArrayEquals(second, b.batch(1));
       assertArrayEquals(first, b.batch(0));
       assertEquals(0, b.step());
       b.seek(1);
       assertArrayEquals(second, b.next());
-      IndexSampler other = new IndexSampler(1000, 16, mode, 8);
-      if (mode != IndexSampler.SEQUENTIAL) assertFalse(Arrays.equals(first, other.batch(0)));
+      Sampler other = new Sampler(1000, 16, mode, 8);
+      if (mode != SamplerMode.SEQUENTIAL) assertFalse(Arrays.equals(first, other.batch(0)));
     }
   }
 
   @Test
   public void cyclicRepeatsNothingWithinACycleAndShortBatchesBelowOne() {
-    IndexSampler sampler = new IndexSampler(100, 10, IndexSampler.CYCLIC, 3);
+    Sampler sampler = new Sampler(100, 10, SamplerMode.CYCLIC, 3);
     assertEquals(10, sampler.batchesPerCycle());
     Set<Long> seen = new HashSet<>();
     for (int b = 0; b < 10; b++) {
@@ -133,7 +133,7 @@ public class SamplerTest {
       }
     }
     assertEquals(100, seen.size());
-    IndexSampler small = new IndexSampler(3, 8, IndexSampler.CYCLIC, 42);
+    Sampler small = new Sampler(3, 8, SamplerMode.CYCLIC, 42);
     assertEquals(3, small.batchLength());
     long[] batch = small.next();
     Arrays.sort(batch);
@@ -141,11 +141,67 @@ public class SamplerTest {
   }
 
   @Test
-  public void whatTheReferenceCrashesOnIsAnIllegalArgument() {
-    assertThrows(IllegalArgumentException.class, () -> new IndexSampler(0, 4, IndexSampler.IID, 1));
+  public void lengthsAndSeedsAbove2To31AreWhatCppAndPythonReport() throws IOException {
+    // Every golden case with a length or seed of 2^31 or more (recorded from the C++ sampler and
+    // checked by the Python suite against loaderx 1.7.7) reads back through longs, none narrowed.
+    List<String> lines = Files.readAllLines(GOLDEN);
+    int large = 0;
+    for (String line : lines) {
+      if (!line.startsWith("sampler ")) continue;
+      long[] values = numbers(line.split(" "));
+      boolean big =
+          Long.compareUnsigned(values[1], 1L << 31) >= 0
+              || Long.compareUnsigned(values[3], 1L << 31) >= 0;
+      if (!big) continue;
+      try (Sampler sampler =
+          new Sampler(values[1], values[2], SamplerMode.of((int) values[0]), values[3])) {
+        assertEquals(line, values[1], sampler.length());
+        assertEquals(line, values[3], sampler.seed());
+        large++;
+      }
+    }
+    assertTrue("golden cases above 2^31: " + large, large > 0);
+    // A length of 3 * 2^32, stepped past 2^32 batches: the sequential indices are the step's.
+    long length = 3L << 32;
+    try (Sampler sampler = new Sampler(length, 2, SamplerMode.SEQUENTIAL, 5_000_000_000L)) {
+      assertEquals(5_000_000_000L, sampler.seed());
+      assertEquals(length / 2, sampler.batchesPerCycle());
+      long step = (1L << 32) + 7;
+      sampler.seek(step);
+      assertEquals(step, sampler.step());
+      assertArrayEquals(new long[] {2 * step, 2 * step + 1}, sampler.next());
+      assertEquals(step + 1, sampler.step());
+    }
+  }
+
+  @Test
+  public void nextIntoFillsADirectBufferAndAClosedSamplerIsIllegalState() {
+    Sampler sampler = new Sampler(100, 4, SamplerMode.CYCLIC, 42);
+    long[] expected = new Sampler(100, 4, SamplerMode.CYCLIC, 42).next();
+    java.nio.ByteBuffer out =
+        java.nio.ByteBuffer.allocateDirect(8 * 4).order(java.nio.ByteOrder.nativeOrder());
+    assertEquals(4, sampler.nextInto(out));
+    assertEquals(32, out.position());
+    long[] got = new long[4];
+    out.flip().asLongBuffer().get(got);
+    assertArrayEquals(expected, got);
     assertThrows(
-        IllegalArgumentException.class, () -> new IndexSampler(10, 0, IndexSampler.CYCLIC, 1));
-    assertThrows(IllegalArgumentException.class, () -> new IndexSampler(10, 2, 7, 1));
-    assertThrows(IllegalArgumentException.class, () -> new IndexSampler(10, 2, -1, 1));
+        IllegalArgumentException.class, () -> sampler.nextInto(java.nio.ByteBuffer.allocate(32)));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> sampler.nextInto(java.nio.ByteBuffer.allocateDirect(8)));
+    sampler.close();
+    assertThrows(IllegalStateException.class, sampler::next);
+    assertThrows(IllegalStateException.class, sampler::step);
+    sampler.close();
+  }
+
+  @Test
+  public void whatTheReferenceCrashesOnIsAnIllegalArgument() {
+    assertThrows(IllegalArgumentException.class, () -> new Sampler(0, 4, SamplerMode.IID, 1));
+    assertThrows(
+        IllegalArgumentException.class, () -> new Sampler(10, 0, SamplerMode.CYCLIC, 1));
+    assertThrows(IllegalArgumentException.class, () -> new Sampler(10, 2, SamplerMode.of(7), 1));
+    assertThrows(IllegalArgumentException.class, () -> new Sampler(10, 2, SamplerMode.of(-1), 1));
   }
 }

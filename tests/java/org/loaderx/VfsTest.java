@@ -19,8 +19,8 @@ import org.junit.Test;
  * round-tripped through each filesystem, and native errors arriving as the
  * idiomatic Java exceptions.
  */
-public class FilesystemTest {
-  private static String root(Filesystem fs) throws Exception {
+public class VfsTest {
+  private static String root(Vfs fs) throws Exception {
     String root;
     if (fs.name().equals("posix")) {
       String tmp = System.getenv("TEST_TMPDIR");
@@ -37,27 +37,27 @@ public class FilesystemTest {
 
   @Test
   public void listsregisteredPlugins() {
-    List<String> vfs = LoaderxNative.registeredPlugins("vfs");
+    List<String> vfs = Vfs.registeredPlugins("vfs");
     assertTrue(vfs.contains("posix"));
     assertTrue(vfs.contains("memory"));
     assertTrue(vfs.contains("fault"));
-    assertTrue(LoaderxNative.registeredPlugins("codec").contains("raw"));
+    assertTrue(Vfs.registeredPlugins("codec").contains("raw"));
   }
 
   @Test
   public void unknownKindOrNameIsIllegalArgument() {
     IllegalArgumentException kind = assertThrows(IllegalArgumentException.class,
-        () -> LoaderxNative.registeredPlugins("scheduler"));
+        () -> Vfs.registeredPlugins("scheduler"));
     assertTrue(kind.getMessage().contains("unknown plugin kind"));
     IllegalArgumentException name =
-        assertThrows(IllegalArgumentException.class, () -> new Filesystem("nfs"));
+        assertThrows(IllegalArgumentException.class, () -> Vfs.open("nfs"));
     assertTrue(name.getMessage().contains("posix"));
   }
 
   @Test
   public void bytesRoundTrip() throws Exception {
     for (String name : FILESYSTEMS) {
-      Filesystem fs = new Filesystem(name);
+      Vfs fs = Vfs.open(name);
       String root = root(fs);
       byte[] payload = new byte[1000];
       for (int i = 0; i < payload.length; i++) {
@@ -74,7 +74,7 @@ public class FilesystemTest {
   @Test
   public void missingFileIsFileNotFound() throws Exception {
     for (String name : FILESYSTEMS) {
-      Filesystem fs = new Filesystem(name);
+      Vfs fs = Vfs.open(name);
       String root = root(fs);
       UncheckedIOException e =
           assertThrows(UncheckedIOException.class, () -> fs.readFile(root + "/missing"));
@@ -85,7 +85,7 @@ public class FilesystemTest {
 
   @Test
   public void existingDirectoryIsFileAlreadyExists() throws Exception {
-    Filesystem fs = new Filesystem("memory");
+    Vfs fs = Vfs.memory();
     String root = root(fs);
     UncheckedIOException e =
         assertThrows(UncheckedIOException.class, () -> fs.createDirectory(root));
@@ -94,7 +94,7 @@ public class FilesystemTest {
 
   @Test
   public void nonEmptyDirectoryRemovalIsIllegalState() throws Exception {
-    Filesystem fs = new Filesystem("memory");
+    Vfs fs = Vfs.memory();
     String root = root(fs);
     fs.writeFile(root + "/f", new byte[] {1});
     assertThrows(IllegalStateException.class, () -> fs.removeDirectory(root));
@@ -104,7 +104,7 @@ public class FilesystemTest {
   @Test
   public void secondLockIsBusyUntilClosed() throws Exception {
     for (String name : FILESYSTEMS) {
-      Filesystem fs = new Filesystem(name);
+      Vfs fs = Vfs.open(name);
       String lockPath = root(fs) + "/store.lock";
       try (FileLock held = fs.lock(lockPath)) {
         assertTrue(held.held());
@@ -118,8 +118,31 @@ public class FilesystemTest {
   }
 
   @Test
+  public void aClosedVfsIsIllegalStateAndItsStoresLiveOn() throws Exception {
+    Vfs fs = Vfs.memory();
+    DenseStore store =
+        DenseStore.open(fs, "/s", new StoreRequest().dtype("|u1").itemShape(2).codec("raw"));
+    fs.close();
+    fs.close(); // idempotent
+    assertThrows(IllegalStateException.class, () -> fs.exists("/s"));
+    assertEquals(0, store.append(new byte[] {1, 2}));
+    assertArrayEquals(new byte[] {1, 2}, store.gather(0));
+    store.close();
+  }
+
+  @Test
+  public void aClosedLockIsNotHeld() throws Exception {
+    try (Vfs fs = Vfs.memory()) {
+      FileLock lock = fs.lock("/l");
+      lock.close();
+      assertFalse(lock.held());
+      lock.close();
+    }
+  }
+
+  @Test
   public void nullBytesAreRejected() throws Exception {
-    Filesystem fs = new Filesystem("memory");
+    Vfs fs = Vfs.memory();
     String root = root(fs);
     assertThrows(NullPointerException.class, () -> fs.writeFile(root + "/n", null));
     assertFalse(fs.exists(root + "/n"));

@@ -1,0 +1,151 @@
+package org.loaderx;
+
+import java.lang.ref.Cleaner;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+/**
+ * One step's records from every stream of a {@link DataLoader} ({@code loaderx::Batch}), gathered
+ * at the same indices: record {@code i} of every stream is the same record of the data set.
+ *
+ * <p>Each stream's records sit in one native buffer of the loader's ring, handed out as a direct
+ * {@link ByteBuffer} in native byte order without copying: a dense stream's is one C-order
+ * {@code (size(), *item_shape)} array; a ragged stream's holds record {@code i} at {@link
+ * #offset} with its own {@link #shape}. The buffers are writable (in-place transforms).
+ *
+ * <p><b>Lifetime rule</b> (as Netty's and Arrow's buffers): a batch's buffers hold its step's
+ * records until {@link #close}, which hands the batch straight back to the ring, where a later
+ * step overwrites it. Read the buffers, or copy what must outlive the batch, before closing; after
+ * close every method of the batch throws {@link IllegalStateException}. A buffer (or a view of
+ * one: slices, duplicates, {@code asLongBuffer()}) still used after close is a bug, but never a
+ * JVM crash, in any order of calls, the loader's close included: every buffer keeps its native
+ * memory allocated until the garbage collector finds it and all its views unreachable (a {@link
+ * Cleaner} then drops it), so such a read sees some later step's bytes (and a write there lands in
+ * some later step's batch), never freed memory. A batch not closed is released when it is
+ * collected, but until then the ring allocates others in its place: close batches.
+ *
+ * <p>Thread safety: the accessors may be called from any thread; {@link #close} waits for calls in
+ * flight.
+ */
+public final class Batch implements AutoCloseable {
+  /** Drops the native memory behind buffers the collector found unreachable; one daemon thread. */
+  private static final Cleaner BUFFERS = Cleaner.create();
+
+  private final NativeHandle<org.loaderx.internal.LoaderBatch> handle;
+  private final long[] itemSizes; // Per stream.
+  // Per stream: the buffer handed out (every result a view of it), made on first use.
+  private final ByteBuffer[] buffers;
+
+  Batch(org.loaderx.internal.LoaderBatch batch, long[] itemSizes) {
+    this.itemSizes = itemSizes;
+    this.buffers = new ByteBuffer[itemSizes.length];
+    this.handle =
+        new NativeHandle<>(
+            "Batch",
+            batch,
+            b -> {
+              b.release();
+              b.delete();
+            });
+  }
+
+  /** The step this batch is. */
+  public long step() {
+    return handle.call(b -> b.step());
+  }
+
+  /** Records per stream. */
+  public int size() {
+    return (int) (long) handle.call(b -> b.size());
+  }
+
+  /** The record indices, the same for every stream (a copy). */
+  public long[] indices() {
+    return handle.call(
+        b -> {
+          long[] values = new long[(int) b.size()];
+          b.indices().order(ByteOrder.nativeOrder()).asLongBuffer().get(values);
+          return values;
+        });
+  }
+
+  /** Stream {@code name}'s records (see the class comment for the layout and lifetime). */
+  public ByteBuffer stream(String name) {
+    return stream(index(name));
+  }
+
+  public ByteBuffer stream(int stream) {
+    return handle.call(b -> root(b, stream).duplicate().order(ByteOrder.nativeOrder()));
+  }
+
+  /** Record {@code record}'s shape in stream {@code name}. */
+  public long[] shape(String name, int record) {
+    int s = index(name);
+    return handle.call(
+        b -> {
+          long[] ranks = b.ranks(s);
+          long[] dims = b.dims(s);
+          int start = 0;
+          for (int i = 0; i < record; i++) start += (int) ranks[i];
+          return Arrays.copyOfRange(dims, start, start + (int) ranks[record]);
+        });
+  }
+
+  /** Where record {@code record} of stream {@code name} starts in its buffer. */
+  public long offset(String name, int record) {
+    int s = index(name);
+    return handle.call(b -> b.offsets(s)[record]);
+  }
+
+  /** Record {@code record} of stream {@code name}: a view of its buffer (same lifetime rule). */
+  public ByteBuffer record(String name, int record) {
+    int s = index(name);
+    return handle.call(
+        b -> {
+          int start = (int) b.offsets(s)[record];
+          long bytes = itemSizes[s];
+          for (long dim : shape(name, record)) bytes *= dim;
+          return root(b, s).slice(start, (int) bytes).order(ByteOrder.nativeOrder());
+        });
+  }
+
+  private int index(String name) {
+    return handle.call(
+        b -> {
+          for (int s = 0; s < b.numStreams(); s++) {
+            if (b.name(s).equals(name)) return s;
+          }
+          throw new IllegalArgumentException("the batch has no stream '" + name + "'");
+        });
+  }
+
+  /**
+   * Stream {@code s}'s buffer, holding a share of its native allocation until it and every view
+   * of it (views reference the buffer they came from) are unreachable. Called under the handle.
+   */
+  private ByteBuffer root(org.loaderx.internal.LoaderBatch b, int s) {
+    if (s < 0 || s >= buffers.length) {
+      throw new IllegalArgumentException(
+          "stream " + s + " is out of range for a batch of " + buffers.length + " streams");
+    }
+    synchronized (buffers) {
+      if (buffers[s] == null) {
+        ByteBuffer buffer = b.buffer(s);
+        org.loaderx.internal.BufferShare share = b.bufferShare(s);
+        BUFFERS.register(buffer, share::delete);
+        buffers[s] = buffer;
+      }
+      return buffers[s];
+    }
+  }
+
+  /**
+   * Hands the batch back to the loader's ring; buffers handed out now hold bytes a later step
+   * overwrites (see the class comment). Idempotent.
+   */
+  @Override
+  public void close() {
+    handle.close();
+  }
+}

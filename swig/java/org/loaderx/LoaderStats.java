@@ -1,0 +1,8 @@
+package org.loaderx;
+
+/**
+ * Counters of a {@link DataLoader}'s ring ({@code loaderx::DataLoaderStats}), a snapshot: batches
+ * (ring slots) ever made and buffer (re)allocations across them, both of which stop growing once
+ * the ring is warm, and the steps whose gathers finished (failed ones included).
+ */
+public record LoaderStats(long batchesCreated, long bufferAllocations, long gathersCompleted) {}
