@@ -27,6 +27,9 @@ PACKAGES=(
   # Bindings: SWIG, the Python headers and numpy, the JDK and JUnit.
   swig python3 python3-dev python3-numpy python3-pytest python3-venv
   default-jdk-headless junit4
+  # torch, for the tests of stores pickled into DataLoader workers
+  # (tests/python/pickle_test.py: spawned workers open them read-only).
+  python3-torch
   # loaderx.jar installed into a local Maven repository and used by a Maven
   # project (tools/ci/test_maven.sh).
   maven
