@@ -35,7 +35,6 @@
 #include <mutex>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "loaderx/vfs.h"
@@ -103,9 +102,12 @@ class StoreMappings {
   void Invalidate();
 
  private:
+  // Guards the two members below it. (Not ABSL_GUARDED_BY: libstdc++'s
+  // std::mutex carries no capability annotation, and clang's
+  // -Wthread-safety in the fuzz build rejects the attribute on it.)
   mutable std::mutex mu_;
-  std::shared_ptr<const MappedView> current_ ABSL_GUARDED_BY(mu_);
-  bool enabled_ ABSL_GUARDED_BY(mu_) = true;
+  std::shared_ptr<const MappedView> current_;
+  bool enabled_ = true;
 };
 
 }  // namespace loaderx
