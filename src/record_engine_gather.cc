@@ -33,11 +33,6 @@ using store_format::OffsetInSegment;
 using store_format::RecordLoc;
 using store_format::SegmentOf;
 
-absl::Status NoEntryError(absl::string_view path, uint64_t index) {
-  return absl::DataLossError(absl::StrCat(path, " has no entry for record ",
-                                          index, " (damaged store)"));
-}
-
 absl::Status PastChunkEndError(absl::string_view path, uint64_t index) {
   return absl::DataLossError(absl::StrCat(
       "record ", index, " lies past the end of ", path, " (damaged store)"));
@@ -287,7 +282,7 @@ absl::StatusOr<RecordLoc> RecordEngine::MappedLoc(
         view, files_->mappings().Extend(MappedFileKind::kSegment, segment_id,
                                         *segment, committed * kRecordLocBytes));
     if (view->segment(segment_id).size() < entry_end) {
-      return NoEntryError(segment->path(), index);
+      return store_format::MissingEntryError(segment->path(), index);
     }
   }
   return store_format::DecodeRecordLoc(view->segment(segment_id).data() +

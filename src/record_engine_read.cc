@@ -43,9 +43,7 @@ absl::StatusOr<RecordLoc> RecordEngine::ReadLoc(uint64_t index) const {
   absl::Status read =
       segment->ReadAt(OffsetInSegment(index), absl::MakeSpan(bytes));
   if (absl::IsOutOfRange(read)) {
-    return absl::DataLossError(absl::StrCat(segment->path(),
-                                            " has no entry for record ", index,
-                                            " (damaged store)"));
+    return store_format::MissingEntryError(segment->path(), index);
   }
   LOADERX_RETURN_IF_ERROR(read);
   return store_format::DecodeRecordLoc(bytes);
@@ -170,9 +168,7 @@ absl::Status RecordEngine::ReadLocRuns(absl::Span<const uint64_t> indices,
         segment->ReadAt(OffsetInSegment(indices[i]),
                         absl::MakeSpan(bytes, run * kRecordLocBytes));
     if (absl::IsOutOfRange(read)) {
-      return absl::DataLossError(absl::StrCat(segment->path(),
-                                              " has no entry for record ",
-                                              indices[i], " (damaged store)"));
+      return store_format::MissingEntryError(segment->path(), indices[i]);
     }
     LOADERX_RETURN_IF_ERROR(read);
     for (size_t k = 0; k < run; ++k) {

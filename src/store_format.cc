@@ -111,4 +111,9 @@ std::string ChunkFileName(uint64_t chunk) {
   return absl::StrCat(chunk, ".chunk");
 }
 
+absl::Status MissingEntryError(absl::string_view segment_path, uint64_t index) {
+  return absl::DataLossError(absl::StrCat(
+      segment_path, " has no entry for record ", index, " (damaged store)"));
+}
+
 }  // namespace loaderx::store_format

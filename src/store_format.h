@@ -102,6 +102,10 @@ RecordLoc DecodeRecordLoc(const char* bytes);
 absl::Status CheckRecordLoc(const RecordLoc& loc, uint64_t index,
                             const PhysicalHeader& header, uint64_t chunk_count);
 
+// DataLoss: the table segment at `segment_path` is too short to hold record
+// `index`'s entry.
+absl::Status MissingEntryError(absl::string_view segment_path, uint64_t index);
+
 inline uint64_t SegmentOf(uint64_t index) { return index >> kSegmentShift; }
 inline uint64_t OffsetInSegment(uint64_t index) {
   return (index & (kEntriesPerSegment - 1)) * kRecordLocBytes;
