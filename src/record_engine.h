@@ -54,6 +54,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -157,6 +158,22 @@ class RecordEngine {
   // caller that needs the sizes of records before it gathers them.
   absl::StatusOr<std::vector<store_format::RecordLoc>> Locate(
       absl::Span<const uint64_t> indices) const;
+
+  // The first pass of a read of records stored in pairs (the shaped
+  // layout's payload `firsts[i]` and its shape record `firsts[i] + 1`), in
+  // one pass over the batch on the calling thread: the payload's table
+  // entry into `payload_locs[i]`, then its companion record read and
+  // checked as any gather checks a record (bounds, size, checksum,
+  // decoding) and handed to `visit(i, its bytes)`, in batch order. A
+  // companion of more than `max_companion_bytes` is not read:
+  // `oversized(i, its size)` is returned instead. Reads the mapped files
+  // directly where the VFS maps (no per-record lock or allocation), else
+  // through `ReadAt`; the first error stops the pass.
+  absl::Status LocatePairs(
+      absl::Span<const uint64_t> firsts, uint64_t max_companion_bytes,
+      absl::Span<store_format::RecordLoc> payload_locs,
+      absl::FunctionRef<absl::Status(size_t, uint64_t)> oversized,
+      absl::FunctionRef<absl::Status(size_t, absl::string_view)> visit) const;
 
   // `GatherVariable` for records already located: record `indices[i]`,
   // whose entry is `locs[i]`, into `destinations[i]`.
