@@ -10,6 +10,11 @@ any more (only this module's pool holds it) is reused for the next batch of
 the same size, without a fault or a zeroing. Callers must overwrite every
 byte (a gather does): a recycled buffer holds an earlier batch's bytes.
 
+`byte_buffer` does the same for a batch whose size varies from one read to
+the next (a shaped store's batches): it takes a free pooled mapping at
+least as large and at most twice as large, or makes one rounded up to a
+power of two, so batches of similar sizes share a few mappings.
+
 The arrays are ordinary writable C-contiguous ndarrays of the requested
 dtype and shape; their `base` is the mapping. Small results (under
 `MIN_BYTES`) come from `np.empty` as before. The pool keeps at most
@@ -45,11 +50,18 @@ def _new_mapping(size: int) -> mmap.mmap:
         return mmap.mmap(-1, size, flags=flags)
 
 
-def _mapping(size: int) -> mmap.mmap:
+def _mapping(size: int, fits: bool = False) -> mmap.mmap:
+    """A free pooled mapping of exactly `size` bytes (with `fits`: of
+    `size` to 2 * `size`), else a new one (with `fits`: of the next power
+    of two)."""
     with _lock:
         for mapping in _pool:
-            if len(mapping) == size and sys.getrefcount(mapping) == _FREE_REFCOUNT:
+            length = len(mapping)
+            if ((length == size or fits and size <= length <= 2 * size) and
+                    sys.getrefcount(mapping) == _FREE_REFCOUNT):
                 return mapping
+        if fits:
+            size = 1 << (size - 1).bit_length()
         mapping = _new_mapping(size)
         if (len(_pool) < MAX_POOLED and
                 sum(len(m) for m in _pool) + size <= MAX_POOLED_BYTES):
@@ -66,3 +78,12 @@ def empty(shape: tuple[int, ...], dtype: npt.DTypeLike) -> npt.NDArray[Any]:
         return np.empty(shape, dtype=kind)
     return np.frombuffer(_mapping(size), dtype=kind,
                          count=size // kind.itemsize).reshape(shape)
+
+
+def byte_buffer(size: int) -> npt.NDArray[np.uint8]:
+    """An uninitialised uint8 array of `size` bytes that the caller will
+    overwrite entirely, from a pooled mapping that fits it when it is
+    large (see the module's comment)."""
+    if size < MIN_BYTES or sys.platform == "win32":
+        return np.empty(size, dtype=np.uint8)
+    return np.frombuffer(_mapping(size, fits=True), dtype=np.uint8, count=size)

@@ -277,7 +277,9 @@ class TypedStore:
             out = _buffers.empty((count, *self._item_shape), self._dtype)
             self._native.gather_into(indices, _bytes_of(out))
             return out
-        (shapes, offsets), buffer = self._native.read(indices)
+        # The batch's one buffer, recycled when it is large.
+        (shapes, offsets), buffer = self._native.read(indices,
+                                                      _buffers.byte_buffer)
         return [np.ndarray(shape, self._dtype, buffer, offset)
                 for shape, offset in zip(shapes, offsets)]
 
