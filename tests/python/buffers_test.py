@@ -120,3 +120,22 @@ def test_byte_buffers_fit_varying_sizes():
     assert second.ctypes.data == address and second.flags.writeable
     other = _buffers.byte_buffer(3 << 20)  # `second` holds it: a new one.
     assert other.ctypes.data != address
+
+
+def test_free_buffers_of_other_sizes_make_room_in_a_full_pool():
+    held = [_buffers.empty((1 << 20,), np.uint8)
+            for _ in range(_buffers.MAX_POOLED)]
+    assert len(_buffers._pool) == _buffers.MAX_POOLED
+    del held  # Free, but of a size no longer asked for.
+    first = _buffers.empty((2 << 20,), np.uint8)
+    address = first.ctypes.data
+    del first
+    again = _buffers.empty((2 << 20,), np.uint8)
+    assert again.ctypes.data == address  # Pooled, so recycled.
+    assert len(_buffers._pool) <= _buffers.MAX_POOLED
+    in_use = [_buffers.empty((1 << 20,), np.uint8)
+              for _ in range(_buffers.MAX_POOLED)]
+    # Every pooled buffer is in use: a new one is not kept.
+    extra = _buffers.empty((3 << 20,), np.uint8)
+    assert all(len(m) != 3 << 20 for m in _buffers._pool)
+    assert extra.shape == (3 << 20,) and len(in_use) == _buffers.MAX_POOLED

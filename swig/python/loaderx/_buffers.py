@@ -18,8 +18,10 @@ power of two, so batches of similar sizes share a few mappings.
 The arrays are ordinary writable C-contiguous ndarrays of the requested
 dtype and shape; their `base` is the mapping. Small results (under
 `MIN_BYTES`) come from `np.empty` as before. The pool keeps at most
-`MAX_POOLED` buffers and `MAX_POOLED_BYTES` bytes alive; beyond that, new
-buffers are not kept and die with their arrays.
+`MAX_POOLED` buffers and `MAX_POOLED_BYTES` bytes alive: a new buffer
+takes the place of free ones of sizes no longer asked for (oldest first);
+if the buffers in use fill the pool, it is not kept and dies with its
+arrays.
 """
 
 import mmap
@@ -37,7 +39,7 @@ MAX_POOLED_BYTES = 1 << 30
 _lock = threading.Lock()
 _pool: list[mmap.mmap] = []
 # What `sys.getrefcount` reports for a pooled mapping nothing else holds:
-# the pool's list entry, the loop variable and the call's argument.
+# the pool's list entry, the local variable and the call's argument.
 _FREE_REFCOUNT = 3
 
 
@@ -53,18 +55,30 @@ def _new_mapping(size: int) -> mmap.mmap:
 def _mapping(size: int, fits: bool = False) -> mmap.mmap:
     """A free pooled mapping of exactly `size` bytes (with `fits`: of
     `size` to 2 * `size`), else a new one (with `fits`: of the next power
-    of two)."""
+    of two), pooled if the pool has room or free mappings of other sizes
+    (dropped oldest first) make it."""
     with _lock:
-        for mapping in _pool:
-            length = len(mapping)
-            if ((length == size or fits and size <= length <= 2 * size) and
-                    sys.getrefcount(mapping) == _FREE_REFCOUNT):
-                return mapping
+        unused = []  # Free mappings of other sizes, by position.
+        for index in range(len(_pool)):
+            mapping = _pool[index]
+            if sys.getrefcount(mapping) == _FREE_REFCOUNT:
+                length = len(mapping)
+                if length == size or fits and size <= length <= 2 * size:
+                    return mapping
+                unused.append(index)
         if fits:
             size = 1 << (size - 1).bit_length()
         mapping = _new_mapping(size)
-        if (len(_pool) < MAX_POOLED and
-                sum(len(m) for m in _pool) + size <= MAX_POOLED_BYTES):
+        count, total = len(_pool), sum(len(m) for m in _pool)
+        dropped = set()
+        for index in unused:
+            if count < MAX_POOLED and total + size <= MAX_POOLED_BYTES:
+                break
+            dropped.add(index)
+            count, total = count - 1, total - len(_pool[index])
+        if dropped:
+            _pool[:] = [m for i, m in enumerate(_pool) if i not in dropped]
+        if count < MAX_POOLED and total + size <= MAX_POOLED_BYTES:
             _pool.append(mapping)
         return mapping
 
