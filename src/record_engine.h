@@ -131,10 +131,6 @@ class RecordEngine {
   const Codec& codec() const { return *codec_; }
   bool read_only() const { return read_only_; }
 
-  // The pool this engine's calls shard their work across, for callers that
-  // split a batch of their own (a typed layout's reads).
-  ThreadPool& thread_pool() const { return *pool_; }
-
   // Appends `count` records of `width` bytes each, stored back to back in
   // `data` (`count * width` bytes). Returns the index of the first.
   absl::StatusOr<uint64_t> AppendFixed(absl::string_view data, uint64_t count,
