@@ -62,6 +62,7 @@
 #include "loaderx/store_options.h"
 #include "loaderx/thread_pool.h"
 #include "loaderx/vfs.h"
+#include "src/decompression_context_pool.h"
 #include "src/integrity_file.h"
 #include "src/journal.h"
 #include "src/store_files.h"
@@ -321,6 +322,21 @@ class RecordEngine {
                             const store_format::RecordLoc* located,
                             absl::Span<char> destination, bool fixed,
                             DecompressionContext* context) const;
+  // `GatherMapped`'s common case, inline: true once the record is in
+  // `destination`, checked; false, with nothing reported, when anything
+  // about it is unusual (its entry, bytes or checksum entry past `view`, a
+  // size or checksum mismatch, a failed decode), for `GatherMapped` to
+  // handle and report. Only while nothing is overlaid.
+  bool GatherMappedFast(const MappedView& view, uint64_t index,
+                        const store_format::RecordLoc* located,
+                        absl::Span<char> destination,
+                        DecompressionContext* context) const;
+  // Starts loading, for record `i` of a batch's run ending at `end`, the
+  // table and checksum entries and the stored bytes of records a few
+  // places ahead (`locs`: the batch's entries, if the caller has them).
+  void PrefetchAhead(const MappedView& view, absl::Span<const uint64_t> indices,
+                     absl::Span<const store_format::RecordLoc> locs, size_t i,
+                     size_t end) const;
   // Record `index`'s table and checksum entries through the mappings of a
   // store of `length` records (a delete's overlay first).
   absl::StatusOr<store_format::RecordLoc> MappedLoc(
@@ -364,6 +380,8 @@ class RecordEngine {
 
   const std::unique_ptr<StoreFiles> files_;
   const std::unique_ptr<Codec> codec_;
+  // Contexts for `codec_`'s decodes, reused across gathers.
+  mutable DecompressionContextPool decompression_contexts_;
   // Null only for a read-only engine on a store without checksums.lx.
   std::unique_ptr<IntegrityFile> integrity_;
   const bool raw_;  // The codec stores records verbatim.

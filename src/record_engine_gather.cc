@@ -19,6 +19,7 @@
 #include "loaderx/error_code.h"
 #include "loaderx/spi/status_macros.h"
 #include "src/checksum.h"
+#include "src/decompression_context_pool.h"
 #include "src/engine_sharding.h"
 #include "src/index_check.h"
 #include "src/record_engine.h"
@@ -104,20 +105,32 @@ absl::Status RecordEngine::Gather(absl::Span<const uint64_t> indices,
   // batch; each shard reuses one decompression context.
   const int shards = GatherShards(indices.size(), destinations.bytes, !raw_,
                                   pool_->concurrency());
+  // The inline fast path needs nothing overlaid (a read-only open of a
+  // store whose last maintenance step did not finish).
+  const bool fast = overlay_.empty();
   return pool_->TryParallelFor(shards, [&](int shard) -> absl::Status {
     const size_t begin = indices.size() * shard / shards;
     const size_t end = indices.size() * (shard + 1) / shards;
-    std::unique_ptr<DecompressionContext> context;
+    DecompressionContextPool::Lease context;
     if (!raw_) {
-      LOADERX_ASSIGN_OR_RETURN(context, codec_->NewDecompressionContext());
+      LOADERX_ASSIGN_OR_RETURN(context, decompression_contexts_.Acquire());
     }
     size_t i = begin;
     if (batch_view != nullptr) {
       std::shared_ptr<const MappedView> view = batch_view;
       for (; i < end; ++i) {
-        absl::Status gathered = GatherMapped(
-            view, length, indices[i], locs.empty() ? nullptr : &locs[i],
-            destinations.at(i), fixed, context.get());
+        const RecordLoc* located = locs.empty() ? nullptr : &locs[i];
+        const absl::Span<char> destination = destinations.at(i);
+        if (ABSL_PREDICT_TRUE(fast)) {
+          PrefetchAhead(*view, indices, locs, i, end);
+          if (ABSL_PREDICT_TRUE(GatherMappedFast(*view, indices[i], located,
+                                                 destination, context.get()))) {
+            continue;
+          }
+        }
+        absl::Status gathered =
+            GatherMapped(view, length, indices[i], located, destination,
+                         fixed, context.get());
         if (ABSL_PREDICT_FALSE(!gathered.ok())) {
           // The VFS declined to map: the rest goes through `ReadAt`.
           if (absl::IsUnimplemented(gathered)) break;
@@ -186,6 +199,108 @@ absl::Status RecordEngine::Decode(uint64_t index, absl::string_view stored,
         absl::StrCat("record ", index, ": ", decoded.message()));
   }
   return absl::OkStatus();
+}
+
+bool RecordEngine::GatherMappedFast(const MappedView& view, uint64_t index,
+                                    const RecordLoc* located,
+                                    absl::Span<char> destination,
+                                    DecompressionContext* context) const {
+  RecordLoc loc;
+  const char* entry_bytes = nullptr;  // The mapped entry, if read from it.
+  if (located != nullptr) {
+    loc = *located;
+  } else {
+    const absl::string_view segment = view.segment(SegmentOf(index));
+    const uint64_t at = OffsetInSegment(index);
+    if (ABSL_PREDICT_FALSE(at + kRecordLocBytes > segment.size())) return false;
+    entry_bytes = segment.data() + at;
+    loc = store_format::DecodeRecordLoc(entry_bytes);
+  }
+  if (ABSL_PREDICT_FALSE(loc.logic_length != destination.size() ||
+                         (raw_ && loc.phys_length != loc.logic_length))) {
+    return false;
+  }
+  const absl::string_view chunk = view.chunk(loc.chunk_id);
+  if (ABSL_PREDICT_FALSE(uint64_t{loc.offset} + loc.phys_length >
+                         chunk.size())) {
+    return false;
+  }
+  const absl::string_view stored(chunk.data() + loc.offset, loc.phys_length);
+  if (verify_ && integrity_ != nullptr) {
+    const uint64_t entry_end =
+        integrity_format::EntryOffset(index) + kEntryBytes;
+    if (ABSL_PREDICT_FALSE(entry_end > view.checksums().size())) return false;
+    const ChecksumEntry entry = integrity_format::DecodeEntry(
+        view.checksums().data() + entry_end - kEntryBytes);
+    // No entry: a record appended by a program that keeps no checksums.lx,
+    // unverified (as `Classify` has it).
+    if (!entry.empty()) {
+      const uint64_t binding =
+          entry_bytes != nullptr
+              ? Checksum(absl::string_view(entry_bytes, kRecordLocBytes))
+              : integrity_format::BindingOf(loc);
+      if (ABSL_PREDICT_FALSE(binding != entry.binding ||
+                             Checksum(stored) != entry.checksum)) {
+        return false;
+      }
+    }
+  }
+  if (raw_) {
+    std::memcpy(destination.data(), stored.data(), stored.size());
+    return true;
+  }
+  return context->Decompress(stored, destination).ok();
+}
+
+void RecordEngine::PrefetchAhead(const MappedView& view,
+                                 absl::Span<const uint64_t> indices,
+                                 absl::Span<const RecordLoc> locs, size_t i,
+                                 size_t end) const {
+  // A record costs a few hundred instructions, fewer than the processor
+  // looks ahead, so without this each record's entry and bytes are cache
+  // misses paid one after another. Entries are fetched `kEntriesAhead`
+  // records ahead; the bytes `kBytesAhead` ahead, from an entry that is in
+  // cache by then. Prefetches never fault; the bounds checks keep the
+  // addresses inside the mapped files all the same.
+  constexpr size_t kEntriesAhead = 8;
+  constexpr size_t kBytesAhead = 4;
+  constexpr uint64_t kPrefetchedBytes = 256;
+  if (i + kEntriesAhead < end) {
+    const uint64_t ahead = indices[i + kEntriesAhead];
+    if (locs.empty()) {
+      const absl::string_view segment = view.segment(SegmentOf(ahead));
+      const uint64_t at = OffsetInSegment(ahead);
+      if (at + kRecordLocBytes <= segment.size()) {
+        __builtin_prefetch(segment.data() + at);
+      }
+    }
+    const uint64_t entry_end =
+        integrity_format::EntryOffset(ahead) + kEntryBytes;
+    if (integrity_ != nullptr && entry_end <= view.checksums().size()) {
+      // A 24-byte entry may straddle two cache lines.
+      __builtin_prefetch(view.checksums().data() + entry_end - kEntryBytes);
+      __builtin_prefetch(view.checksums().data() + entry_end - 1);
+    }
+  }
+  if (i + kBytesAhead < end) {
+    const size_t k = i + kBytesAhead;
+    RecordLoc loc;
+    if (locs.empty()) {
+      const absl::string_view segment = view.segment(SegmentOf(indices[k]));
+      const uint64_t at = OffsetInSegment(indices[k]);
+      if (at + kRecordLocBytes > segment.size()) return;
+      loc = store_format::DecodeRecordLoc(segment.data() + at);
+    } else {
+      loc = locs[k];
+    }
+    const absl::string_view chunk = view.chunk(loc.chunk_id);
+    const uint64_t bytes = std::min<uint64_t>(loc.phys_length, kPrefetchedBytes);
+    if (bytes == 0 || uint64_t{loc.offset} + bytes > chunk.size()) return;
+    for (uint64_t line = 0; line < bytes; line += ABSL_CACHELINE_SIZE) {
+      __builtin_prefetch(chunk.data() + loc.offset + line);
+    }
+    __builtin_prefetch(chunk.data() + loc.offset + bytes - 1);
+  }
 }
 
 absl::Status RecordEngine::GatherMapped(std::shared_ptr<const MappedView>& view,
