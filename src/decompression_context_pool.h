@@ -45,8 +45,7 @@ class DecompressionContextPool {
   // `codec` must outlive the pool and every lease.
   explicit DecompressionContextPool(const Codec& codec) : codec_(codec) {}
   DecompressionContextPool(const DecompressionContextPool&) = delete;
-  DecompressionContextPool& operator=(const DecompressionContextPool&) =
-      delete;
+  DecompressionContextPool& operator=(const DecompressionContextPool&) = delete;
 
   // A free context, or a new one (the codec's error if it cannot make one).
   absl::StatusOr<Lease> Acquire() {

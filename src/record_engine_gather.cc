@@ -128,9 +128,8 @@ absl::Status RecordEngine::Gather(absl::Span<const uint64_t> indices,
             continue;
           }
         }
-        absl::Status gathered =
-            GatherMapped(view, length, indices[i], located, destination,
-                         fixed, context.get());
+        absl::Status gathered = GatherMapped(view, length, indices[i], located,
+                                             destination, fixed, context.get());
         if (ABSL_PREDICT_FALSE(!gathered.ok())) {
           // The VFS declined to map: the rest goes through `ReadAt`.
           if (absl::IsUnimplemented(gathered)) break;
@@ -294,7 +293,8 @@ void RecordEngine::PrefetchAhead(const MappedView& view,
       loc = locs[k];
     }
     const absl::string_view chunk = view.chunk(loc.chunk_id);
-    const uint64_t bytes = std::min<uint64_t>(loc.phys_length, kPrefetchedBytes);
+    const uint64_t bytes =
+        std::min<uint64_t>(loc.phys_length, kPrefetchedBytes);
     if (bytes == 0 || uint64_t{loc.offset} + bytes > chunk.size()) return;
     for (uint64_t line = 0; line < bytes; line += ABSL_CACHELINE_SIZE) {
       __builtin_prefetch(chunk.data() + loc.offset + line);
