@@ -322,21 +322,17 @@ class RecordEngine {
                             const store_format::RecordLoc* located,
                             absl::Span<char> destination, bool fixed,
                             DecompressionContext* context) const;
-  // `GatherMapped`'s common case, inline: true once the record is in
-  // `destination`, checked; false, with nothing reported, when anything
-  // about it is unusual (its entry, bytes or checksum entry past `view`, a
-  // size or checksum mismatch, a failed decode), for `GatherMapped` to
-  // handle and report. Only while nothing is overlaid.
-  bool GatherMappedFast(const MappedView& view, uint64_t index,
-                        const store_format::RecordLoc* located,
-                        absl::Span<char> destination,
-                        DecompressionContext* context) const;
-  // Starts loading, for record `i` of a batch's run ending at `end`, the
-  // table and checksum entries and the stored bytes of records a few
-  // places ahead (`locs`: the batch's entries, if the caller has them).
-  void PrefetchAhead(const MappedView& view, absl::Span<const uint64_t> indices,
-                     absl::Span<const store_format::RecordLoc> locs, size_t i,
-                     size_t end) const;
+  // `GatherMapped`'s common case, inline, for records [i, end) of a batch
+  // (`locs` as for `Gather`): returns the position of the first record
+  // that needs `GatherMapped` (its entry, bytes or checksum entry past
+  // `view`, a size or checksum mismatch, a failed decode; nothing is
+  // reported), or `end`. Prefetches what records a few places ahead need.
+  // Only while nothing is overlaid.
+  size_t GatherMappedRun(const MappedView& view,
+                         absl::Span<const uint64_t> indices,
+                         absl::Span<const store_format::RecordLoc> locs,
+                         const Destinations& destinations, size_t i, size_t end,
+                         DecompressionContext* context) const;
   // Record `index`'s table and checksum entries through the mappings of a
   // store of `length` records (a delete's overlay first).
   absl::StatusOr<store_format::RecordLoc> MappedLoc(

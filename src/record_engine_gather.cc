@@ -39,6 +39,56 @@ absl::Status PastChunkEndError(absl::string_view path, uint64_t index) {
       "record ", index, " lies past the end of ", path, " (damaged store)"));
 }
 
+// How far ahead `GatherMappedRun` prefetches, and how much of a record.
+constexpr size_t kEntriesAhead = 8;
+constexpr size_t kBytesAhead = 4;
+constexpr uint64_t kPrefetchedBytes = 256;
+
+// A view's mapped prefixes as plain arrays for the inner loop of
+// `GatherMappedRun`: where an entry or a record's bytes are, or null when
+// they lie past what is mapped.
+class FlatView {
+ public:
+  explicit FlatView(const MappedView& view)
+      : chunks_(view.chunks().data()),
+        chunk_count_(view.chunks().size()),
+        segments_(view.segments().data()),
+        segment_count_(view.segments().size()),
+        checksums_(view.checksums().data()),
+        checksums_size_(view.checksums().size()) {}
+
+  const char* Entry(uint64_t index) const {
+    const uint64_t segment = SegmentOf(index);
+    const uint64_t at = OffsetInSegment(index);
+    if (segment >= segment_count_ ||
+        at + kRecordLocBytes > segments_[segment].size()) {
+      return nullptr;
+    }
+    return segments_[segment].data() + at;
+  }
+  const char* ChecksumEntry(uint64_t index) const {
+    const uint64_t entry_end =
+        integrity_format::EntryOffset(index) + kEntryBytes;
+    return entry_end <= checksums_size_ ? checksums_ + entry_end - kEntryBytes
+                                        : nullptr;
+  }
+  const char* Stored(const RecordLoc& loc) const {
+    if (loc.chunk_id >= chunk_count_ ||
+        uint64_t{loc.offset} + loc.phys_length > chunks_[loc.chunk_id].size()) {
+      return nullptr;
+    }
+    return chunks_[loc.chunk_id].data() + loc.offset;
+  }
+
+ private:
+  const absl::string_view* chunks_;
+  size_t chunk_count_;
+  const absl::string_view* segments_;
+  size_t segment_count_;
+  const char* checksums_;
+  uint64_t checksums_size_;
+};
+
 }  // namespace
 
 absl::Span<char> RecordEngine::Destinations::at(size_t i) const {
@@ -118,23 +168,22 @@ absl::Status RecordEngine::Gather(absl::Span<const uint64_t> indices,
     size_t i = begin;
     if (batch_view != nullptr) {
       std::shared_ptr<const MappedView> view = batch_view;
-      for (; i < end; ++i) {
-        const RecordLoc* located = locs.empty() ? nullptr : &locs[i];
-        const absl::Span<char> destination = destinations.at(i);
+      while (i < end) {
         if (ABSL_PREDICT_TRUE(fast)) {
-          PrefetchAhead(*view, indices, locs, i, end);
-          if (ABSL_PREDICT_TRUE(GatherMappedFast(*view, indices[i], located,
-                                                 destination, context.get()))) {
-            continue;
-          }
+          i = GatherMappedRun(*view, indices, locs, destinations, i, end,
+                              context.get());
+          if (i == end) break;
         }
-        absl::Status gathered = GatherMapped(view, length, indices[i], located,
-                                             destination, fixed, context.get());
+        // Record i needs the general path (which reports what is wrong).
+        absl::Status gathered = GatherMapped(
+            view, length, indices[i], locs.empty() ? nullptr : &locs[i],
+            destinations.at(i), fixed, context.get());
         if (ABSL_PREDICT_FALSE(!gathered.ok())) {
           // The VFS declined to map: the rest goes through `ReadAt`.
           if (absl::IsUnimplemented(gathered)) break;
           return gathered;
         }
+        ++i;
       }
     }
     std::string staging;
@@ -200,107 +249,107 @@ absl::Status RecordEngine::Decode(uint64_t index, absl::string_view stored,
   return absl::OkStatus();
 }
 
-bool RecordEngine::GatherMappedFast(const MappedView& view, uint64_t index,
-                                    const RecordLoc* located,
-                                    absl::Span<char> destination,
-                                    DecompressionContext* context) const {
-  RecordLoc loc;
-  const char* entry_bytes = nullptr;  // The mapped entry, if read from it.
-  if (located != nullptr) {
-    loc = *located;
-  } else {
-    const absl::string_view segment = view.segment(SegmentOf(index));
-    const uint64_t at = OffsetInSegment(index);
-    if (ABSL_PREDICT_FALSE(at + kRecordLocBytes > segment.size())) return false;
-    entry_bytes = segment.data() + at;
-    loc = store_format::DecodeRecordLoc(entry_bytes);
-  }
-  if (ABSL_PREDICT_FALSE(loc.logic_length != destination.size() ||
-                         (raw_ && loc.phys_length != loc.logic_length))) {
-    return false;
-  }
-  const absl::string_view chunk = view.chunk(loc.chunk_id);
-  if (ABSL_PREDICT_FALSE(uint64_t{loc.offset} + loc.phys_length >
-                         chunk.size())) {
-    return false;
-  }
-  const absl::string_view stored(chunk.data() + loc.offset, loc.phys_length);
-  if (verify_ && integrity_ != nullptr) {
-    const uint64_t entry_end =
-        integrity_format::EntryOffset(index) + kEntryBytes;
-    if (ABSL_PREDICT_FALSE(entry_end > view.checksums().size())) return false;
-    const ChecksumEntry entry = integrity_format::DecodeEntry(
-        view.checksums().data() + entry_end - kEntryBytes);
-    // No entry: a record appended by a program that keeps no checksums.lx,
-    // unverified (as `Classify` has it).
-    if (!entry.empty()) {
-      const uint64_t binding =
-          entry_bytes != nullptr
-              ? Checksum(absl::string_view(entry_bytes, kRecordLocBytes))
-              : integrity_format::BindingOf(loc);
-      if (ABSL_PREDICT_FALSE(binding != entry.binding ||
-                             Checksum(stored) != entry.checksum)) {
-        return false;
+size_t RecordEngine::GatherMappedRun(const MappedView& view,
+                                     absl::Span<const uint64_t> indices,
+                                     absl::Span<const RecordLoc> locs,
+                                     const Destinations& destinations, size_t i,
+                                     size_t end,
+                                     DecompressionContext* context) const {
+  const FlatView flat(view);
+  const bool check = verify_ && integrity_ != nullptr;
+  const uint64_t* const index_at = indices.data();
+  const RecordLoc* const loc_at = locs.empty() ? nullptr : locs.data();
+  const absl::Span<char>* const span_at =
+      destinations.spans.empty() ? nullptr : destinations.spans.data();
+  for (; i < end; ++i) {
+    // A record costs fewer instructions than the processor looks ahead, so
+    // without prefetches each record's entries and bytes are cache misses
+    // paid one after another: entries are fetched `kEntriesAhead` records
+    // ahead, the bytes `kBytesAhead` ahead (their entry is in cache by
+    // then). Prefetches never fault; the addresses stay inside the mapped
+    // files all the same.
+    if (ABSL_PREDICT_TRUE(i + kEntriesAhead < end)) {
+      const uint64_t ahead = index_at[i + kEntriesAhead];
+      if (loc_at == nullptr) {
+        if (const char* entry = flat.Entry(ahead)) __builtin_prefetch(entry);
+      }
+      if (check) {
+        if (const char* entry = flat.ChecksumEntry(ahead)) {
+          __builtin_prefetch(entry);  // 24 bytes: maybe two cache lines.
+          __builtin_prefetch(entry + kEntryBytes - 1);
+        }
       }
     }
-  }
-  if (raw_) {
-    std::memcpy(destination.data(), stored.data(), stored.size());
-    return true;
-  }
-  return context->Decompress(stored, destination).ok();
-}
+    if (ABSL_PREDICT_TRUE(i + kBytesAhead < end)) {
+      const char* entry =
+          loc_at != nullptr ? nullptr : flat.Entry(index_at[i + kBytesAhead]);
+      if (loc_at != nullptr || entry != nullptr) {
+        const RecordLoc ahead = loc_at != nullptr
+                                    ? loc_at[i + kBytesAhead]
+                                    : store_format::DecodeRecordLoc(entry);
+        if (const char* stored = flat.Stored(ahead)) {
+          const uint64_t bytes =
+              std::min<uint64_t>(ahead.phys_length, kPrefetchedBytes);
+          for (uint64_t line = 0; line < bytes; line += ABSL_CACHELINE_SIZE) {
+            __builtin_prefetch(stored + line);
+          }
+        }
+      }
+    }
 
-void RecordEngine::PrefetchAhead(const MappedView& view,
-                                 absl::Span<const uint64_t> indices,
-                                 absl::Span<const RecordLoc> locs, size_t i,
-                                 size_t end) const {
-  // A record costs a few hundred instructions, fewer than the processor
-  // looks ahead, so without this each record's entry and bytes are cache
-  // misses paid one after another. Entries are fetched `kEntriesAhead`
-  // records ahead; the bytes `kBytesAhead` ahead, from an entry that is in
-  // cache by then. Prefetches never fault; the bounds checks keep the
-  // addresses inside the mapped files all the same.
-  constexpr size_t kEntriesAhead = 8;
-  constexpr size_t kBytesAhead = 4;
-  constexpr uint64_t kPrefetchedBytes = 256;
-  if (i + kEntriesAhead < end) {
-    const uint64_t ahead = indices[i + kEntriesAhead];
-    if (locs.empty()) {
-      const absl::string_view segment = view.segment(SegmentOf(ahead));
-      const uint64_t at = OffsetInSegment(ahead);
-      if (at + kRecordLocBytes <= segment.size()) {
-        __builtin_prefetch(segment.data() + at);
+    const uint64_t index = index_at[i];
+    RecordLoc loc;
+    const char* entry = nullptr;  // The mapped entry, if read from it.
+    if (loc_at != nullptr) {
+      loc = loc_at[i];
+    } else {
+      entry = flat.Entry(index);
+      if (ABSL_PREDICT_FALSE(entry == nullptr)) return i;
+      loc = store_format::DecodeRecordLoc(entry);
+    }
+    char* const destination = span_at != nullptr
+                                  ? span_at[i].data()
+                                  : destinations.base + i * destinations.width;
+    const uint64_t destination_size =
+        span_at != nullptr ? span_at[i].size() : destinations.width;
+    if (ABSL_PREDICT_FALSE(loc.logic_length != destination_size ||
+                           (raw_ && loc.phys_length != loc.logic_length))) {
+      return i;
+    }
+    const char* const stored = flat.Stored(loc);
+    if (ABSL_PREDICT_FALSE(stored == nullptr)) return i;
+    if (check) {
+      const char* const checksum_entry = flat.ChecksumEntry(index);
+      if (ABSL_PREDICT_FALSE(checksum_entry == nullptr)) return i;
+      const ChecksumEntry expected =
+          integrity_format::DecodeEntry(checksum_entry);
+      // No entry: a record appended by a program that keeps no
+      // checksums.lx, unverified (as `Classify` has it).
+      if (!expected.empty()) {
+        const uint64_t binding =
+            entry != nullptr
+                ? Checksum(absl::string_view(entry, kRecordLocBytes))
+                : integrity_format::BindingOf(loc);
+        if (ABSL_PREDICT_FALSE(
+                binding != expected.binding ||
+                Checksum(absl::string_view(stored, loc.phys_length)) !=
+                    expected.checksum)) {
+          return i;
+        }
       }
     }
-    const uint64_t entry_end =
-        integrity_format::EntryOffset(ahead) + kEntryBytes;
-    if (integrity_ != nullptr && entry_end <= view.checksums().size()) {
-      // A 24-byte entry may straddle two cache lines.
-      __builtin_prefetch(view.checksums().data() + entry_end - kEntryBytes);
-      __builtin_prefetch(view.checksums().data() + entry_end - 1);
+    if (raw_) {
+      std::memcpy(destination, stored, loc.phys_length);
+    } else if (ABSL_PREDICT_FALSE(
+                   !context
+                        ->Decompress(
+                            absl::string_view(stored, loc.phys_length),
+                            absl::MakeSpan(destination, destination_size))
+                        .ok())) {
+      return i;
     }
   }
-  if (i + kBytesAhead < end) {
-    const size_t k = i + kBytesAhead;
-    RecordLoc loc;
-    if (locs.empty()) {
-      const absl::string_view segment = view.segment(SegmentOf(indices[k]));
-      const uint64_t at = OffsetInSegment(indices[k]);
-      if (at + kRecordLocBytes > segment.size()) return;
-      loc = store_format::DecodeRecordLoc(segment.data() + at);
-    } else {
-      loc = locs[k];
-    }
-    const absl::string_view chunk = view.chunk(loc.chunk_id);
-    const uint64_t bytes =
-        std::min<uint64_t>(loc.phys_length, kPrefetchedBytes);
-    if (bytes == 0 || uint64_t{loc.offset} + bytes > chunk.size()) return;
-    for (uint64_t line = 0; line < bytes; line += ABSL_CACHELINE_SIZE) {
-      __builtin_prefetch(chunk.data() + loc.offset + line);
-    }
-    __builtin_prefetch(chunk.data() + loc.offset + bytes - 1);
-  }
+  return end;
 }
 
 absl::Status RecordEngine::GatherMapped(std::shared_ptr<const MappedView>& view,
