@@ -14,9 +14,8 @@ byte (a gather does): a recycled buffer holds an earlier batch's bytes.
 The arrays are ordinary writable C-contiguous ndarrays of the requested
 dtype and shape; their `base` is the mapping. Small results (under
 `MIN_BYTES`) come from `np.empty` as before. The pool keeps at most
-`MAX_POOLED` buffers and `MAX_POOLED_BYTES` bytes alive: a new buffer
-evicts free ones (oldest first) to fit, and is not kept if the buffers
-still in use leave no room (it then dies with its arrays).
+`MAX_POOLED` buffers and `MAX_POOLED_BYTES` bytes alive; beyond that, new
+buffers are not kept and die with their arrays.
 """
 
 import math
@@ -36,7 +35,7 @@ _WINDOWS = sys.platform == "win32"
 _lock = threading.Lock()
 _pool: list[mmap.mmap] = []
 # What `sys.getrefcount` reports for a pooled mapping nothing else holds:
-# the pool's list entry, the loop variable and getrefcount's argument.
+# the pool's list entry, the loop variable and the call's argument.
 _FREE_REFCOUNT = 3
 
 
@@ -52,19 +51,9 @@ def _new_mapping(size: int) -> mmap.mmap:
 def _mapping(size: int) -> mmap.mmap:
     with _lock:
         for mapping in _pool:
-            if (len(mapping) == size and
-                    sys.getrefcount(mapping) == _FREE_REFCOUNT):
+            if len(mapping) == size and sys.getrefcount(mapping) == _FREE_REFCOUNT:
                 return mapping
         mapping = _new_mapping(size)
-        # Room for it: free buffers of other sizes go first, oldest first
-        # (a workload that changes batch size must not find the pool full
-        # of buffers it will never ask for again).
-        for old in [m for m in _pool
-                    if sys.getrefcount(m) == _FREE_REFCOUNT]:
-            if (len(_pool) < MAX_POOLED and
-                    sum(len(m) for m in _pool) + size <= MAX_POOLED_BYTES):
-                break
-            _pool.remove(old)
         if (len(_pool) < MAX_POOLED and
                 sum(len(m) for m in _pool) + size <= MAX_POOLED_BYTES):
             _pool.append(mapping)
