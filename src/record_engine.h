@@ -63,6 +63,7 @@
 #include "loaderx/store_options.h"
 #include "loaderx/thread_pool.h"
 #include "loaderx/vfs.h"
+#include "src/decompression_context_pool.h"
 #include "src/integrity_file.h"
 #include "src/journal.h"
 #include "src/store_files.h"
@@ -334,6 +335,17 @@ class RecordEngine {
                             const store_format::RecordLoc* located,
                             absl::Span<char> destination, bool fixed,
                             DecompressionContext* context) const;
+  // `GatherMapped`'s common case, inline, for records [i, end) of a batch
+  // (`locs` as for `Gather`): returns the position of the first record
+  // that needs `GatherMapped` (its entry, bytes or checksum entry past
+  // `view`, a size or checksum mismatch, a failed decode; nothing is
+  // reported), or `end`. Prefetches what records a few places ahead need.
+  // Only while nothing is overlaid.
+  size_t GatherMappedRun(const MappedView& view,
+                         absl::Span<const uint64_t> indices,
+                         absl::Span<const store_format::RecordLoc> locs,
+                         const Destinations& destinations, size_t i, size_t end,
+                         DecompressionContext* context) const;
   // Record `index`'s table and checksum entries through the mappings of a
   // store of `length` records (a delete's overlay first).
   absl::StatusOr<store_format::RecordLoc> MappedLoc(
@@ -377,6 +389,8 @@ class RecordEngine {
 
   const std::unique_ptr<StoreFiles> files_;
   const std::unique_ptr<Codec> codec_;
+  // Contexts for `codec_`'s decodes, reused across gathers.
+  mutable DecompressionContextPool decompression_contexts_;
   // Null only for a read-only engine on a store without checksums.lx.
   std::unique_ptr<IntegrityFile> integrity_;
   const bool raw_;  // The codec stores records verbatim.

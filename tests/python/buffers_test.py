@@ -53,6 +53,18 @@ def test_a_buffer_is_reused_only_when_nothing_refers_to_it(tmp_path):
     store.close()
 
 
+def test_free_buffers_of_another_size_make_room(tmp_path):
+    store, data = store_of(tmp_path)
+    # Fill the pool with buffers of one size, all held at once, then free.
+    held = [store[np.arange(k, k + 256)] for k in range(_buffers.MAX_POOLED)]
+    del held
+    # A new size evicts free buffers instead of going unpooled for good.
+    first = store[np.arange(128)]
+    assert any(len(m) == first.nbytes for m in _buffers._pool)
+    np.testing.assert_array_equal(first, data[:128])
+    store.close()
+
+
 def test_recycled_reads_do_not_fault_their_pages_in(tmp_path):
     store, _ = store_of(tmp_path)
     index = np.arange(256)

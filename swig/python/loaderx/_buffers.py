@@ -1,6 +1,7 @@
 """Result arrays for batch reads that do not pay first-touch page faults.
 
-A fresh numpy array of many MiB is a fresh anonymous mapping: the gather
+A fresh numpy array of a few hundred KiB or more is a fresh anonymous
+mapping (or heap memory glibc hands back to the kernel): the gather
 that fills it faults every page in (one trap per 4 KiB), and its data sits
 16 bytes past a page boundary, the one destination alignment the kernel's
 copies are slow into. `empty` instead hands out arrays over page-aligned
@@ -24,6 +25,7 @@ if the buffers in use fill the pool, it is not kept and dies with its
 arrays.
 """
 
+import math
 import mmap
 import sys
 import threading
@@ -32,10 +34,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-MIN_BYTES = 1 << 20
+MIN_BYTES = 64 << 10
 MAX_POOLED = 8
 MAX_POOLED_BYTES = 1 << 30
 
+_WINDOWS = sys.platform == "win32"
 _lock = threading.Lock()
 _pool: list[mmap.mmap] = []
 # What `sys.getrefcount` reports for a pooled mapping nothing else holds:
@@ -86,9 +89,9 @@ def _mapping(size: int, fits: bool = False) -> mmap.mmap:
 def empty(shape: tuple[int, ...], dtype: npt.DTypeLike) -> npt.NDArray[Any]:
     """An uninitialised array of `shape` and `dtype` that the caller will
     overwrite entirely."""
-    kind = np.dtype(dtype)
-    size = int(np.prod(shape, dtype=np.int64)) * kind.itemsize
-    if size < MIN_BYTES or sys.platform == "win32":
+    kind = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+    size = math.prod(shape) * kind.itemsize
+    if size < MIN_BYTES or _WINDOWS:
         return np.empty(shape, dtype=kind)
     return np.frombuffer(_mapping(size), dtype=kind,
                          count=size // kind.itemsize).reshape(shape)
