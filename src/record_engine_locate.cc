@@ -54,9 +54,9 @@ absl::Status RecordEngine::LocatePairs(
   }
   const uint64_t length = this->length();
   LOADERX_RETURN_IF_ERROR(CheckPairs(firsts, length));
-  std::unique_ptr<DecompressionContext> context;
+  DecompressionContextPool::Lease context;
   if (!raw_) {
-    LOADERX_ASSIGN_OR_RETURN(context, codec_->NewDecompressionContext());
+    LOADERX_ASSIGN_OR_RETURN(context, decompression_contexts_.Acquire());
   }
   // One buffer for every companion: each is checked and visited before
   // the next is read.

@@ -101,6 +101,6 @@ def byte_buffer(size: int) -> npt.NDArray[np.uint8]:
     """An uninitialised uint8 array of `size` bytes that the caller will
     overwrite entirely, from a pooled mapping that fits it when it is
     large (see the module's comment)."""
-    if size < MIN_BYTES or sys.platform == "win32":
+    if size < MIN_BYTES or _WINDOWS:
         return np.empty(size, dtype=np.uint8)
     return np.frombuffer(_mapping(size, fits=True), dtype=np.uint8, count=size)
