@@ -24,7 +24,8 @@
 //                       or socket opened as a file (refused without
 //                       blocking), a directory removed or renamed as a
 //                       file, a file used as a directory anywhere in a path,
-//                       a non-empty directory removed; a write through a
+//                       a non-empty directory removed; a symlink loop in
+//                       a path; a write through a
 //                       read-only handle; a lock of the other mode asked of
 //                       a handle that already holds one
 //   Unimplemented       an optional capability this VFS does not have

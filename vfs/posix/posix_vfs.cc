@@ -48,6 +48,12 @@ namespace {
 // An error naming the operation, the path and the OS's reason.
 absl::Status PosixError(absl::string_view operation, absl::string_view path,
                         int error_number) {
+  // A symlink loop (or a chain too long to follow) is a path naming the
+  // wrong kind of object, not an unknown failure (vfs.h's table).
+  if (error_number == ELOOP) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        operation, " ", path, ": too many levels of symbolic links"));
+  }
   return absl::ErrnoToStatus(error_number, absl::StrCat(operation, " ", path));
 }
 

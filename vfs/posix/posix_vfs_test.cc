@@ -98,6 +98,20 @@ TEST(PosixVfsTest, OpeningAFifoFailsWithoutBlocking) {
                      absl::StatusCode::kFailedPrecondition);
 }
 
+TEST(PosixVfsTest, ASymlinkLoopIsTheWrongKindOfObject) {
+  ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("posix"));
+  const std::string path = TempPath("loop");
+  ASSERT_EQ(::symlink(path.c_str(), path.c_str()), 0);  // Points at itself.
+  for (OpenMode mode :
+       {OpenMode::kReadOnly, OpenMode::kReadWrite, OpenMode::kCreate}) {
+    absl::StatusOr<std::unique_ptr<VfsFile>> file = vfs->Open(path, mode);
+    EXPECT_STATUS_CODE(file.status(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(file.status().message(), HasSubstr(path));
+  }
+  EXPECT_STATUS_CODE(vfs->CreateDirectory(path + "/below"),
+                     absl::StatusCode::kFailedPrecondition);
+}
+
 TEST(PosixVfsTest, OpeningACharacterDeviceIsRefused) {
   ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("posix"));
   EXPECT_STATUS_CODE(vfs->Open("/dev/zero", OpenMode::kReadOnly).status(),
