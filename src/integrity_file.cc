@@ -130,6 +130,16 @@ absl::Status IntegrityFile::WriteEntries(
   for (size_t i = 0; i < entries.size(); ++i) {
     integrity_format::EncodeEntry(entries[i], &bytes[i * kEntryBytes]);
   }
+  return WriteEncodedEntries(first, bytes);
+}
+
+absl::Status IntegrityFile::WriteEncodedEntries(uint64_t first,
+                                                absl::string_view bytes) {
+  if (bytes.size() % kEntryBytes != 0) {
+    return absl::InternalError(absl::StrCat("checksum entries: ", bytes.size(),
+                                            " bytes are not whole entries"));
+  }
+  if (bytes.empty()) return absl::OkStatus();
   dirty_ = true;
   return file_->WriteAt(integrity_format::EntryOffset(first), bytes);
 }

@@ -68,6 +68,9 @@ class IntegrityFile {
   absl::Status WriteEntries(
       uint64_t first,
       absl::Span<const integrity_format::ChecksumEntry> entries);
+  // The same for entries already encoded (`EncodeEntry`), back to back in
+  // `bytes` (a whole number of entries).
+  absl::Status WriteEncodedEntries(uint64_t first, absl::string_view bytes);
   // Drops the entries of records `count` and up.
   absl::Status TruncateEntries(uint64_t count);
 

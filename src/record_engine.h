@@ -265,10 +265,16 @@ class RecordEngine {
   absl::StatusOr<std::vector<Frame>> Encode(
       absl::Span<const absl::string_view> records);
   absl::StatusOr<uint64_t> Commit(const std::vector<Frame>& frames);
+  // The append of `count` records of `width` bytes, back to back in
+  // `data`, to a raw store (record_engine_append_fixed.cc).
+  absl::StatusOr<uint64_t> CommitFixedRaw(absl::string_view data,
+                                          uint64_t count, uint64_t width);
   absl::Status WritePayloads(const std::vector<Frame>& frames,
                              const std::vector<store_format::RecordLoc>& locs);
   absl::Status WriteLocs(uint64_t first,
                          absl::Span<const store_format::RecordLoc> locs);
+  // The same for entries already encoded, back to back in `bytes`.
+  absl::Status WriteLocBytes(uint64_t first, absl::string_view bytes);
   absl::Status WriteChecksums(
       uint64_t first,
       absl::Span<const integrity_format::ChecksumEntry> entries);
@@ -393,7 +399,10 @@ class RecordEngine {
   // The header meta.zr holds (as this engine last wrote or found it).
   integrity_format::MetaBytes last_written_{};  // Guarded by `writer_mu_`.
   bool state_behind_ = false;                   // Guarded by `writer_mu_`.
-  std::atomic<uint64_t> length_{0};             // Published after each commit.
+  // Encoding buffers reused by every fixed-width append.
+  std::vector<char> loc_bytes_;      // Guarded by `writer_mu_`.
+  std::vector<char> entry_bytes_;    // Guarded by `writer_mu_`.
+  std::atomic<uint64_t> length_{0};  // Published after each commit.
   // The committed frontier, tail_chunk << 32 | tail_offset: published
   // before `length_`, so a reader that sees a length sees a frontier at
   // least as far.
