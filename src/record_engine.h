@@ -91,6 +91,10 @@ struct RecordEngineOptions {
   // records (a single larger record goes alone).
   uint64_t compaction_batch_bytes = 64 << 20;
   uint64_t compaction_batch_records = 1 << 16;
+  // `Create` only: store.zr's bytes, when the typed layer will write it,
+  // so that their checksum goes into checksums.lx's first durable state
+  // (one sync, instead of a second state written and synced later).
+  std::optional<std::string> typed_header;
 };
 
 // A header's frontier as one number: tail_chunk << 32 | tail_offset.
@@ -104,8 +108,9 @@ class RecordEngine {
   // dict.zr, checksums.lx, journal.lx; no store.zr): that is taken over and
   // done again. Anything else is AlreadyExists; a creation in progress
   // elsewhere is busy. Order, as the reference: meta.zr (exclusive,
-  // locked), its header, 0.chunk, dict.zr, then checksums.lx, sync. The
-  // typed layer then records store.zr's checksum and writes store.zr.
+  // locked), its header, 0.chunk, dict.zr, then checksums.lx (holding
+  // `options.typed_header`'s checksum, if given), sync. The typed layer
+  // then writes store.zr.
   static absl::StatusOr<std::unique_ptr<RecordEngine>> Create(
       Vfs& vfs, absl::string_view directory,
       const RecordEngineOptions& options);
