@@ -47,17 +47,18 @@ class BenchScoreFailureTest(unittest.TestCase):
         self.assertIn("## dense-64B-raw", out)
         self.assertIn("## append-64B-raw", out)
         self.assertIn(
-            "loaderx-1.7.7 append   FAILED: loaderx 1.7.7's subprocess: killed by "
+            "loaderx-1.7.7 append        FAILED: loaderx 1.7.7's subprocess: killed by "
             "SIGSEGV; stderr: the appending contender fell over", out)
-        self.assertIn("loaderx-1.7.7          FAILED: wrong bytes", out)
+        self.assertIn("loaderx-1.7.7               FAILED: wrong bytes", out)
         # The others were timed: a rate column, and no 1.7.7 ratio column.
         for row in ("loaderx store[idx] ", "loaderx gather_into ", "limit memcpy ",
-                    "loaderx append "):
+                    "loaderx append ", "loaderx appends only "):
             line = next(l for l in out.splitlines() if l.startswith(row))
             self.assertRegex(line, r"\d+\.\d+-\d+\.\d+", line)
         self.assertNotIn("vs loaderx-1.7.7", out)
-        self.assertIn("2 contender(s) failed: dense-64B-raw: loaderx-1.7.7; "
-                      "append-64B-raw: loaderx-1.7.7 append", out)
+        self.assertIn("3 contender(s) failed: dense-64B-raw: loaderx-1.7.7; "
+                      "append-64B-raw: loaderx-1.7.7 append; "
+                      "append-64B-raw: loaderx-1.7.7 appends only", out)
 
 
 if __name__ == "__main__":
