@@ -19,10 +19,6 @@ struct ChecksumStream::State {
   XXH3_state_t* const xxh3;
 };
 
-uint64_t Checksum(absl::string_view bytes) {
-  return XXH3_64bits(bytes.data(), bytes.size());
-}
-
 ChecksumStream::ChecksumStream() : state_(std::make_unique<State>()) {}
 
 ChecksumStream::~ChecksumStream() = default;

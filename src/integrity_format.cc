@@ -110,12 +110,6 @@ void EncodeEntry(const ChecksumEntry& entry, char* out) {
   StoreLittle<uint32_t>(out + 20, 0);
 }
 
-ChecksumEntry DecodeEntry(const char* bytes) {
-  return ChecksumEntry{LoadLittle<uint64_t>(bytes),
-                       LoadLittle<uint64_t>(bytes + 8),
-                       LoadLittle<uint32_t>(bytes + 16)};
-}
-
 uint64_t BindingOf(const store_format::RecordLoc& loc) {
   char bytes[store_format::kRecordLocBytes];
   store_format::EncodeRecordLoc(loc, bytes);

@@ -61,6 +61,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "loaderx/spi/little_endian.h"
 #include "src/store_format.h"
 
 namespace loaderx::integrity_format {
@@ -113,7 +114,12 @@ std::string EncodeSeal(const CommitSeal& seal);
 std::optional<CommitSeal> DecodeSeal(absl::string_view bytes);
 
 void EncodeEntry(const ChecksumEntry& entry, char* out);
-ChecksumEntry DecodeEntry(const char* bytes);
+// Inline: a verified gather decodes one per record.
+inline ChecksumEntry DecodeEntry(const char* bytes) {
+  return ChecksumEntry{LoadLittle<uint64_t>(bytes),
+                       LoadLittle<uint64_t>(bytes + 8),
+                       LoadLittle<uint32_t>(bytes + 16)};
+}
 
 // The binding of a record's table entry, and an entry for a record stored
 // as `stored` at `loc` in `epoch`.

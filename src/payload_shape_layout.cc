@@ -2,13 +2,13 @@
 // payload) and 2i+1 (its shape record, `shape_record.h`), appended in one
 // commit and moved together by deletes.
 //
-// A batch read is two sharded passes over the batch on the engine's pool:
-// the first reads each record's two table entries together and its shape
-// record, checking the shape against the payload's size; then one buffer
-// of the batch's size is asked for, and the second pass decodes every
-// payload straight into its place in it.
+// A batch read is two passes over the batch: the engine's `LocatePairs`
+// reads each record's two table entries and its shape record (checked as
+// any record is), and the layout checks the shape against the payload's
+// size, keeping every shape in one flat array; then one buffer of the
+// batch's size is asked for, and the engine's one-pass gather decodes
+// every payload, already located, straight into its place in it.
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -26,16 +26,25 @@ namespace {
 
 using store_format::RecordLoc;
 
-// Records per shard of a batch's first pass: small enough that the
-// engine's calls for one shard run on its thread, not sharded again.
-constexpr size_t kRecordsPerShard = 8;
-
 // What the first pass of a read learns of each record: where its payload
 // is, and its shape, checked against the payload's size.
 struct LocatedRecords {
   std::vector<uint64_t> payload_indices;
   std::vector<RecordLoc> payload_locs;
-  std::vector<std::vector<uint64_t>> shapes;
+  // Every record's dimensions, back to back: record k's are
+  // dims[shape_ends[k - 1]..shape_ends[k]) (from 0 for k = 0).
+  std::vector<uint64_t> dims;
+  std::vector<size_t> shape_ends;
+
+  std::vector<std::vector<uint64_t>> Shapes() const {
+    std::vector<std::vector<uint64_t>> shapes(shape_ends.size());
+    size_t begin = 0;
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      shapes[k].assign(dims.begin() + begin, dims.begin() + shape_ends[k]);
+      begin = shape_ends[k];
+    }
+    return shapes;
+  }
 };
 
 class PayloadShapeLayout final : public RecordLayout {
@@ -89,17 +98,18 @@ class PayloadShapeLayout final : public RecordLayout {
       slots[k] = buffer.subspan(batch.offsets[k],
                                 located.payload_locs[k].logic_length);
     }
-    // The second pass: every payload straight into its slot, sharded.
+    // The second pass: every payload straight into its slot, in the
+    // engine's one-pass gather.
     LOADERX_RETURN_IF_ERROR(engine_.GatherLocated(located.payload_indices,
                                                   located.payload_locs, slots));
-    batch.shapes = std::move(located.shapes);
+    batch.shapes = located.Shapes();
     return batch;
   }
 
   absl::StatusOr<std::vector<std::vector<uint64_t>>> Shapes(
       absl::Span<const uint64_t> indices) const override {
     LOADERX_ASSIGN_OR_RETURN(LocatedRecords located, Locate(indices));
-    return std::move(located.shapes);
+    return located.Shapes();
   }
 
   absl::Status Gather(
@@ -116,71 +126,35 @@ class PayloadShapeLayout final : public RecordLayout {
   }
 
  private:
-  // The first pass of a read, in one sharded pass over the batch: each
-  // record's two table entries (read together), then its shape record,
-  // checked against the payload's size.
+  // The first pass of a read, in one pass over the batch: each record's
+  // two table entries and its shape record (`RecordEngine::LocatePairs`),
+  // the shape checked against the payload's size.
   absl::StatusOr<LocatedRecords> Locate(
       absl::Span<const uint64_t> indices) const {
     LocatedRecords located;
     located.payload_indices.resize(indices.size());
+    for (size_t k = 0; k < indices.size(); ++k) {
+      located.payload_indices[k] = 2 * indices[k];
+    }
     located.payload_locs.resize(indices.size());
-    located.shapes.resize(indices.size());
-    const int shards = static_cast<int>(
-        (indices.size() + kRecordsPerShard - 1) / kRecordsPerShard);
-    LOADERX_RETURN_IF_ERROR(engine_.thread_pool().TryParallelFor(
-        shards, [&](int shard) -> absl::Status {
-          const size_t begin = shard * kRecordsPerShard;
-          const size_t count =
-              std::min(kRecordsPerShard, indices.size() - begin);
-          return LocateShard(indices.subspan(begin, count), begin, located);
+    located.shape_ends.resize(indices.size());
+    located.dims.reserve(4 * indices.size());  // Most ranks are 1-4.
+    LOADERX_RETURN_IF_ERROR(engine_.LocatePairs(
+        located.payload_indices, kMaxShapeRecordBytes,
+        absl::MakeSpan(located.payload_locs),
+        [&](size_t k, uint64_t bytes) -> absl::Status {
+          return CorruptRecordError(absl::StrCat(
+              "record ", indices[k], ": its shape record claims ", bytes,
+              " bytes, more than ", kMaxShapeDimensions, " dimensions take"));
+        },
+        [&](size_t k, absl::string_view shape) -> absl::Status {
+          LOADERX_RETURN_IF_ERROR(AppendShapeRecord(
+              shape, item_size_, located.payload_locs[k].logic_length,
+              indices[k], located.dims));
+          located.shape_ends[k] = located.dims.size();
+          return absl::OkStatus();
         }));
     return located;
-  }
-
-  // `Locate` for `indices`, the batch's records from `first` on.
-  absl::Status LocateShard(absl::Span<const uint64_t> indices, size_t first,
-                           LocatedRecords& located) const {
-    std::vector<uint64_t> physical(2 * indices.size());
-    for (size_t k = 0; k < indices.size(); ++k) {
-      physical[2 * k] = 2 * indices[k];
-      physical[2 * k + 1] = 2 * indices[k] + 1;
-    }
-    LOADERX_ASSIGN_OR_RETURN(std::vector<RecordLoc> locs,
-                             engine_.Locate(physical));
-    std::vector<uint64_t> shape_indices(indices.size());
-    std::vector<RecordLoc> shape_locs(indices.size());
-    std::vector<uint64_t> offsets(indices.size());
-    uint64_t total = 0;
-    for (size_t k = 0; k < indices.size(); ++k) {
-      located.payload_indices[first + k] = physical[2 * k];
-      located.payload_locs[first + k] = locs[2 * k];
-      shape_indices[k] = physical[2 * k + 1];
-      shape_locs[k] = locs[2 * k + 1];
-      if (shape_locs[k].logic_length > kMaxShapeRecordBytes) {
-        return CorruptRecordError(
-            absl::StrCat("record ", indices[k], ": its shape record claims ",
-                         shape_locs[k].logic_length, " bytes, more than ",
-                         kMaxShapeDimensions, " dimensions take"));
-      }
-      offsets[k] = total;
-      total += shape_locs[k].logic_length;
-    }
-    // One buffer for the shard's shape records.
-    std::string bytes(total, '\0');
-    std::vector<absl::Span<char>> slots(indices.size());
-    for (size_t k = 0; k < indices.size(); ++k) {
-      slots[k] =
-          absl::MakeSpan(bytes).subspan(offsets[k], shape_locs[k].logic_length);
-    }
-    LOADERX_RETURN_IF_ERROR(
-        engine_.GatherLocated(shape_indices, shape_locs, slots));
-    for (size_t k = 0; k < indices.size(); ++k) {
-      LOADERX_ASSIGN_OR_RETURN(
-          located.shapes[first + k],
-          DecodeShapeRecord(absl::string_view(slots[k].data(), slots[k].size()),
-                            item_size_, locs[2 * k].logic_length, indices[k]));
-    }
-    return absl::OkStatus();
   }
 
   RecordEngine& engine_;

@@ -62,6 +62,7 @@ RecordEngine::RecordEngine(std::unique_ptr<StoreFiles> files,
                            const PhysicalHeader& header)
     : files_(std::move(files)),
       codec_(std::move(codec)),
+      decompression_contexts_(*codec_),
       integrity_(std::move(integrity)),
       raw_(codec_->stores_verbatim()),
       read_only_(options.read_only),

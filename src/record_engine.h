@@ -54,6 +54,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -62,6 +63,7 @@
 #include "loaderx/store_options.h"
 #include "loaderx/thread_pool.h"
 #include "loaderx/vfs.h"
+#include "src/decompression_context_pool.h"
 #include "src/integrity_file.h"
 #include "src/journal.h"
 #include "src/store_files.h"
@@ -135,10 +137,6 @@ class RecordEngine {
   const Codec& codec() const { return *codec_; }
   bool read_only() const { return read_only_; }
 
-  // The pool this engine's calls shard their work across, for callers that
-  // split a batch of their own (a typed layout's reads).
-  ThreadPool& thread_pool() const { return *pool_; }
-
   // Appends `count` records of `width` bytes each, stored back to back in
   // `data` (`count * width` bytes). Returns the index of the first.
   absl::StatusOr<uint64_t> AppendFixed(absl::string_view data, uint64_t count,
@@ -162,6 +160,22 @@ class RecordEngine {
   // caller that needs the sizes of records before it gathers them.
   absl::StatusOr<std::vector<store_format::RecordLoc>> Locate(
       absl::Span<const uint64_t> indices) const;
+
+  // The first pass of a read of records stored in pairs (the shaped
+  // layout's payload `firsts[i]` and its shape record `firsts[i] + 1`), in
+  // one pass over the batch on the calling thread: the payload's table
+  // entry into `payload_locs[i]`, then its companion record read and
+  // checked as any gather checks a record (bounds, size, checksum,
+  // decoding) and handed to `visit(i, its bytes)`, in batch order. A
+  // companion of more than `max_companion_bytes` is not read:
+  // `oversized(i, its size)` is returned instead. Reads the mapped files
+  // directly where the VFS maps (no per-record lock or allocation), else
+  // through `ReadAt`; the first error stops the pass.
+  absl::Status LocatePairs(
+      absl::Span<const uint64_t> firsts, uint64_t max_companion_bytes,
+      absl::Span<store_format::RecordLoc> payload_locs,
+      absl::FunctionRef<absl::Status(size_t, uint64_t)> oversized,
+      absl::FunctionRef<absl::Status(size_t, absl::string_view)> visit) const;
 
   // `GatherVariable` for records already located: record `indices[i]`,
   // whose entry is `locs[i]`, into `destinations[i]`.
@@ -332,6 +346,17 @@ class RecordEngine {
                             const store_format::RecordLoc* located,
                             absl::Span<char> destination, bool fixed,
                             DecompressionContext* context) const;
+  // `GatherMapped`'s common case, inline, for records [i, end) of a batch
+  // (`locs` as for `Gather`): returns the position of the first record
+  // that needs `GatherMapped` (its entry, bytes or checksum entry past
+  // `view`, a size or checksum mismatch, a failed decode; nothing is
+  // reported), or `end`. Prefetches what records a few places ahead need.
+  // Only while nothing is overlaid.
+  size_t GatherMappedRun(const MappedView& view,
+                         absl::Span<const uint64_t> indices,
+                         absl::Span<const store_format::RecordLoc> locs,
+                         const Destinations& destinations, size_t i, size_t end,
+                         DecompressionContext* context) const;
   // Record `index`'s table and checksum entries through the mappings of a
   // store of `length` records (a delete's overlay first).
   absl::StatusOr<store_format::RecordLoc> MappedLoc(
@@ -375,6 +400,8 @@ class RecordEngine {
 
   const std::unique_ptr<StoreFiles> files_;
   const std::unique_ptr<Codec> codec_;
+  // Contexts for `codec_`'s decodes, reused across gathers.
+  mutable DecompressionContextPool decompression_contexts_;
   // Null only for a read-only engine on a store without checksums.lx.
   std::unique_ptr<IntegrityFile> integrity_;
   const bool raw_;  // The codec stores records verbatim.

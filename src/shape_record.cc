@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "loaderx/error_code.h"
 #include "loaderx/spi/little_endian.h"
+#include "loaderx/spi/status_macros.h"
 
 namespace loaderx {
 
@@ -34,10 +35,9 @@ std::optional<uint64_t> ShapeBytes(absl::Span<const uint64_t> shape,
   return total;
 }
 
-absl::StatusOr<std::vector<uint64_t>> DecodeShapeRecord(absl::string_view bytes,
-                                                        uint64_t item_size,
-                                                        uint64_t payload_bytes,
-                                                        uint64_t index) {
+absl::Status AppendShapeRecord(absl::string_view bytes, uint64_t item_size,
+                               uint64_t payload_bytes, uint64_t index,
+                               std::vector<uint64_t>& dims) {
   auto corrupt = [&](absl::string_view why) {
     return CorruptRecordError(
         absl::StrCat("record ", index, ": its shape record ", why));
@@ -51,17 +51,31 @@ absl::StatusOr<std::vector<uint64_t>> DecodeShapeRecord(absl::string_view bytes,
     return corrupt(absl::StrCat("declares rank ", rank, " in ",
                                 bytes.size() / 8, " words"));
   }
-  std::vector<uint64_t> shape(rank);
+  const size_t first = dims.size();
   for (uint64_t d = 0; d < rank; ++d) {
-    shape[d] = LoadLittle<uint64_t>(&bytes[8 * (d + 1)]);
+    dims.push_back(LoadLittle<uint64_t>(&bytes[8 * (d + 1)]));
   }
+  const absl::Span<const uint64_t> shape =
+      absl::MakeConstSpan(dims).subspan(first);
   const std::optional<uint64_t> total =
       ShapeBytes(shape, item_size, payload_bytes);
   if (!total.has_value() || *total == 0 || *total != payload_bytes) {
-    return corrupt(absl::StrCat("(", absl::StrJoin(shape, ", "), ") of ",
-                                item_size, "-byte items disagrees with its ",
-                                payload_bytes, "-byte payload"));
+    absl::Status error = corrupt(absl::StrCat(
+        "(", absl::StrJoin(shape, ", "), ") of ", item_size,
+        "-byte items disagrees with its ", payload_bytes, "-byte payload"));
+    dims.resize(first);
+    return error;
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<uint64_t>> DecodeShapeRecord(absl::string_view bytes,
+                                                        uint64_t item_size,
+                                                        uint64_t payload_bytes,
+                                                        uint64_t index) {
+  std::vector<uint64_t> shape;
+  LOADERX_RETURN_IF_ERROR(
+      AppendShapeRecord(bytes, item_size, payload_bytes, index, shape));
   return shape;
 }
 

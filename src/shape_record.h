@@ -46,6 +46,12 @@ absl::StatusOr<std::vector<uint64_t>> DecodeShapeRecord(absl::string_view bytes,
                                                         uint64_t payload_bytes,
                                                         uint64_t index);
 
+// `DecodeShapeRecord` appending the shape's dimensions to `dims` (a batch's
+// shapes, back to back), which is left as it was on error.
+absl::Status AppendShapeRecord(absl::string_view bytes, uint64_t item_size,
+                               uint64_t payload_bytes, uint64_t index,
+                               std::vector<uint64_t>& dims);
+
 }  // namespace loaderx
 
 #endif  // LOADERX_SRC_SHAPE_RECORD_H_

@@ -74,12 +74,6 @@ void EncodeRecordLoc(const RecordLoc& loc, char* out) {
   StoreLittle<uint32_t>(out + 12, loc.chunk_id);
 }
 
-RecordLoc DecodeRecordLoc(const char* bytes) {
-  return RecordLoc{LoadLittle<uint32_t>(bytes), LoadLittle<uint32_t>(bytes + 4),
-                   LoadLittle<uint32_t>(bytes + 8),
-                   LoadLittle<uint32_t>(bytes + 12)};
-}
-
 absl::Status CheckRecordLoc(const RecordLoc& loc, uint64_t index,
                             const PhysicalHeader& header,
                             uint64_t chunk_count) {

@@ -48,6 +48,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "loaderx/spi/limits.h"
+#include "loaderx/spi/little_endian.h"
 
 namespace loaderx::store_format {
 
@@ -95,7 +96,12 @@ absl::StatusOr<PhysicalHeader> DecodeHeader(absl::string_view bytes,
                                             absl::string_view path);
 
 void EncodeRecordLoc(const RecordLoc& loc, char* out);
-RecordLoc DecodeRecordLoc(const char* bytes);
+// Inline: a gather decodes one per record.
+inline RecordLoc DecodeRecordLoc(const char* bytes) {
+  return RecordLoc{LoadLittle<uint32_t>(bytes), LoadLittle<uint32_t>(bytes + 4),
+                   LoadLittle<uint32_t>(bytes + 8),
+                   LoadLittle<uint32_t>(bytes + 12)};
+}
 
 // DataLoss naming `index` unless `loc` is a valid entry of a store whose
 // header is `header` and which has `chunk_count` chunks: the checks above.

@@ -37,6 +37,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "loaderx/vfs.h"
 
 namespace loaderx {
@@ -55,6 +56,9 @@ class MappedView {
     return id < segments_.size() ? segments_[id] : absl::string_view();
   }
   absl::string_view checksums() const { return checksums_; }
+  // Every chunk's and segment's mapped prefix, by id.
+  absl::Span<const absl::string_view> chunks() const { return chunks_; }
+  absl::Span<const absl::string_view> segments() const { return segments_; }
   // checksums.lx was found shorter than this many bytes: entries past its
   // mapped prefix but below this are absent, not unmapped.
   uint64_t checksums_sought() const { return checksums_sought_; }

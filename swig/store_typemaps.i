@@ -6,9 +6,11 @@
 //                    shape) tuples, name a str or (title, name), type nested
 //                    the same way); `loaderx/zrecord.py` turns it into and
 //                    out of `np.dtype`.
-//   OutputBuffer&    Python: no argument; a bytearray the native side
-//                    allocates once, returned after the call's own result
-//                    as a (result, bytearray) tuple.
+//   OutputBuffer&    Python: a callable `allocate(size)` returning a
+//                    writable C-contiguous buffer of exactly `size` bytes
+//                    (`loaderx._buffers.byte_buffer`), which the native side
+//                    calls once; what it returned comes back after the
+//                    call's own result as a (result, buffer) tuple.
 //   IndexBuffer      Python: a contiguous uint64, int64 or bool numpy array
 //                    (TypeError for anything else).
 //   RecordArrays     Python: a sequence of (dtype identity, shape, buffer)
@@ -154,7 +156,8 @@ PyObject* DTypeToPython(const loaderx::DType& dtype) {
   return descr;
 }
 
-// A bytearray allocated when the native side asks, returned by the call.
+// The buffer `allocator(size)` returns, asked for when the native side
+// asks, held (and its buffer view kept) until the call returns it.
 // Allocation takes the GIL (the call runs without it); the destructor runs
 // in the wrapper, with the GIL held.
 class PythonOutputBuffer final : public loaderx::binding::OutputBuffer {
@@ -162,33 +165,56 @@ class PythonOutputBuffer final : public loaderx::binding::OutputBuffer {
   PythonOutputBuffer() = default;
   PythonOutputBuffer(const PythonOutputBuffer&) = delete;
   PythonOutputBuffer& operator=(const PythonOutputBuffer&) = delete;
-  ~PythonOutputBuffer() override { Py_XDECREF(array_); }
+  ~PythonOutputBuffer() override { Drop(); }
+
+  // Borrowed: the call's argument outlives the call.
+  void set_allocator(PyObject* allocator) { allocator_ = allocator; }
 
   char* Allocate(size_t size) override {
     PyGILState_STATE gil = PyGILState_Ensure();
-    Py_XDECREF(array_);
-    array_ = PyByteArray_FromStringAndSize(nullptr,
-                                           static_cast<Py_ssize_t>(size));
+    Drop();
     char* data = nullptr;
-    if (array_ != nullptr) {
-      data = PyByteArray_AS_STRING(array_);
-    } else {
+    object_ = PyObject_CallFunction(allocator_, "n",
+                                    static_cast<Py_ssize_t>(size));
+    if (object_ != nullptr &&
+        PyObject_GetBuffer(object_, &view_,
+                           PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) == 0) {
+      held_ = true;
+      if (static_cast<size_t>(view_.len) == size) {
+        data = static_cast<char*>(view_.buf);
+      }
+    }
+    if (data == nullptr) {
+      Drop();
       PyErr_Clear();  // The native side reports the failure.
     }
     PyGILState_Release(gil);
     return data;
   }
 
-  // The bytearray, a new reference (an empty one if none was asked for).
+  // What the allocator returned, a new reference (an empty bytearray if
+  // nothing was asked for).
   PyObject* Release() {
-    PyObject* out =
-        array_ != nullptr ? array_ : PyByteArray_FromStringAndSize(nullptr, 0);
-    array_ = nullptr;
+    PyObject* out = object_ != nullptr
+                        ? object_
+                        : PyByteArray_FromStringAndSize(nullptr, 0);
+    if (held_) PyBuffer_Release(&view_);
+    held_ = false;
+    object_ = nullptr;
     return out;
   }
 
  private:
-  PyObject* array_ = nullptr;
+  void Drop() {
+    if (held_) PyBuffer_Release(&view_);
+    held_ = false;
+    Py_CLEAR(object_);
+  }
+
+  PyObject* allocator_ = nullptr;
+  PyObject* object_ = nullptr;
+  Py_buffer view_;
+  bool held_ = false;
 };
 
 // `view` (requested with PyBUF_FORMAT) as record indices; false, with
@@ -360,7 +386,12 @@ PyObject* BatchLayoutToPython(const loaderx::binding::BatchLayout& layout) {
   if ($result == nullptr) SWIG_fail;
 }
 
-%typemap(in, numinputs=0) loaderx::binding::OutputBuffer& (PythonOutputBuffer temp) {
+%typemap(in) loaderx::binding::OutputBuffer& (PythonOutputBuffer temp) {
+  if (!PyCallable_Check($input)) {
+    PyErr_SetString(PyExc_TypeError, "read: the allocator must be callable");
+    SWIG_fail;
+  }
+  temp.set_allocator($input);
   $1 = &temp;
 }
 %typemap(argout) loaderx::binding::OutputBuffer& {

@@ -8,13 +8,14 @@
 // `TypedStore` of kind "ragged" (the shaped layout) with the reference's
 // vocabulary.
 //
-// Reading: `Read` is one pass over the record table that checks every
-// record's shape against its payload, asks the caller for one buffer of
-// the batch's size and fills it. `Shapes` and `Gather` are the same in two
-// steps, for callers with buffers of their own. Locking, thread safety and
-// error codes are those of `DenseStore`; a shape record that disagrees with
-// its payload (or is malformed) is DataLoss with `ErrorCode::kCorruptRecord`,
-// reported before anything is allocated for it.
+// Reading: `Read` is one pass over the batch that reads and checks every
+// record's shape against its payload, then asks the caller for one buffer
+// of the batch's size and fills it in the engine's one-pass gather. `Shapes`
+// and `Gather` are the same in two steps, for callers with buffers of their
+// own. Locking, thread safety and error codes are those of `DenseStore`; a
+// shape record that disagrees with its payload (or is malformed) is DataLoss
+// with `ErrorCode::kCorruptRecord`, reported before anything is allocated for
+// it.
 
 #ifndef LOADERX_RAGGED_STORE_H_
 #define LOADERX_RAGGED_STORE_H_

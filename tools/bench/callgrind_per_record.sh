@@ -9,8 +9,10 @@
 #
 #   bash tools/bench/callgrind_per_record.sh [--record_bytes=64]
 #       [--batch=4096] [--batches=8] [--records=65536] [--codecs="raw zstd"]
-#       [--measure=gather|append]
-# (append: the measured pass appends all `records`, `batch` at a time.)
+#       [--measure=gather|append|ragged]
+# (append: the measured pass appends all `records`, `batch` at a time;
+# ragged: it reads the gather's batches through `RaggedStore::Read` from a
+# ragged store of the same records.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 record_bytes=64 batch=4096 batches=8 records=65536 codecs="raw zstd"

@@ -9,7 +9,10 @@
 //
 //   tools/bench/callgrind_per_record.sh   (builds this and runs callgrind)
 // With --measure=append the measured pass is the appends of the same
-// records, `batch` at a time, into a fresh store.
+// records, `batch` at a time, into a fresh store. With --measure=ragged it
+// is `RaggedStore::Read` of the same batches from a ragged store of the
+// same records (each shaped (record_bytes,) of uint8): its figure less the
+// gather's is what a record's own shape costs on the read path.
 //
 //   gather_per_record --codec=raw --record_bytes=64 --batch=4096
 //       --batches=8 --records=65536 --dir=/tmp   (one line; plain run)
@@ -32,6 +35,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "loaderx/ragged_store.h"
 #include "loaderx/spi/status_macros.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
@@ -48,8 +52,9 @@ struct Settings {
   uint64_t batch = 4096;
   uint64_t batches = 8;
   std::string dir = "/tmp";
-  // "gather", or "append": the measured pass appends the records instead,
-  // `batch` at a time, into a fresh store.
+  // "gather"; "append": the measured pass appends the records instead,
+  // `batch` at a time, into a fresh store; "ragged": it reads the batches
+  // from a ragged store.
   std::string measure = "gather";
 };
 
@@ -74,6 +79,28 @@ absl::Status MeasuredGathers(const RecordEngine& engine, const Settings& s,
         absl::MakeConstSpan(plan).subspan(b * s.batch, s.batch), s.record_bytes,
         absl::MakeSpan(out).subspan(b * s.batch * s.record_bytes,
                                     s.batch * s.record_bytes)));
+  }
+  return absl::OkStatus();
+}
+
+// The measured pass of --measure=ragged: every batch through
+// `RaggedStore::Read`, into its slice of `out`.
+absl::Status MeasuredRaggedReads(const RaggedStore& store, const Settings& s,
+                                 const std::vector<uint64_t>& plan,
+                                 std::vector<char>& out) {
+  for (uint64_t b = 0; b < s.batches; ++b) {
+    const absl::Span<char> slice = absl::MakeSpan(out).subspan(
+        b * s.batch * s.record_bytes, s.batch * s.record_bytes);
+    LOADERX_RETURN_IF_ERROR(
+        store
+            .Read(absl::MakeConstSpan(plan).subspan(b * s.batch, s.batch),
+                  [&](uint64_t bytes) -> absl::StatusOr<absl::Span<char>> {
+                    if (bytes != slice.size()) {
+                      return absl::InternalError("a batch of the wrong size");
+                    }
+                    return slice;
+                  })
+            .status());
   }
   return absl::OkStatus();
 }
@@ -110,22 +137,48 @@ absl::Status Run(const Settings& s) {
     writer.reset();
     return RemoveStoreDirectory(*vfs, dir);
   }
-  {
-    LOADERX_ASSIGN_OR_RETURN(auto writer,
-                             RecordEngine::Create(*vfs, dir, options));
-    LOADERX_RETURN_IF_ERROR(
-        writer->AppendFixed(data, s.records, s.record_bytes).status());
-    LOADERX_RETURN_IF_ERROR(writer->Sync());
-  }
-  LOADERX_ASSIGN_OR_RETURN(auto engine, RecordEngine::Open(*vfs, dir));
   const std::vector<uint64_t> plan = Plan(s);
   std::vector<char> out(plan.size() * s.record_bytes);
-  // One unmeasured pass warms the page cache and the engine's handles.
-  LOADERX_RETURN_IF_ERROR(MeasuredGathers(*engine, s, plan, out));
-  std::memset(out.data(), 0, out.size());
-  CALLGRIND_START_INSTRUMENTATION;
-  const absl::Status measured = MeasuredGathers(*engine, s, plan, out);
-  CALLGRIND_STOP_INSTRUMENTATION;
+  absl::Status measured;
+  if (s.measure == "ragged") {
+    {
+      StoreOptions store_options;
+      store_options.codec = s.codec;
+      LOADERX_ASSIGN_OR_RETURN(
+          auto writer,
+          RaggedStore::Create(*vfs, dir, DType::Simple("|u1"), store_options));
+      std::vector<RaggedRecord> records(s.records);
+      for (uint64_t i = 0; i < s.records; ++i) {
+        records[i] = RaggedRecord{
+            absl::string_view(data).substr(i * s.record_bytes, s.record_bytes),
+            {s.record_bytes}};
+      }
+      LOADERX_RETURN_IF_ERROR(writer->Append(records).status());
+      LOADERX_RETURN_IF_ERROR(writer->Sync());
+    }
+    LOADERX_ASSIGN_OR_RETURN(auto store, RaggedStore::Open(*vfs, dir));
+    // One unmeasured pass warms the page cache and the store's handles.
+    LOADERX_RETURN_IF_ERROR(MeasuredRaggedReads(*store, s, plan, out));
+    std::memset(out.data(), 0, out.size());
+    CALLGRIND_START_INSTRUMENTATION;
+    measured = MeasuredRaggedReads(*store, s, plan, out);
+    CALLGRIND_STOP_INSTRUMENTATION;
+  } else {
+    {
+      LOADERX_ASSIGN_OR_RETURN(auto writer,
+                               RecordEngine::Create(*vfs, dir, options));
+      LOADERX_RETURN_IF_ERROR(
+          writer->AppendFixed(data, s.records, s.record_bytes).status());
+      LOADERX_RETURN_IF_ERROR(writer->Sync());
+    }
+    LOADERX_ASSIGN_OR_RETURN(auto engine, RecordEngine::Open(*vfs, dir));
+    // One unmeasured pass warms the page cache and the engine's handles.
+    LOADERX_RETURN_IF_ERROR(MeasuredGathers(*engine, s, plan, out));
+    std::memset(out.data(), 0, out.size());
+    CALLGRIND_START_INSTRUMENTATION;
+    measured = MeasuredGathers(*engine, s, plan, out);
+    CALLGRIND_STOP_INSTRUMENTATION;
+  }
   LOADERX_RETURN_IF_ERROR(measured);
   for (uint64_t i = 0; i < plan.size(); ++i) {
     if (std::memcmp(&out[i * s.record_bytes], &data[plan[i] * s.record_bytes],

@@ -97,6 +97,10 @@ def _bytes_of(array: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
     return np.ascontiguousarray(array).reshape(-1).view(np.uint8)
 
 
+# Index arrays the engine takes as they are.
+_WIDE_INDEX_TYPES = (np.int64, np.uint64)
+
+
 def _indices(key: RecordKey, length: int) -> tuple[npt.NDArray[Any], bool]:
     """`key` as (an index array for the engine, whether it names one
     record): int64 (negatives count from the end), uint64 (as they are) or
@@ -269,15 +273,22 @@ class TypedStore:
         """The records at `key` (any index form), read in one native call:
         one (n, *item_shape) ndarray for a fixed-width store, a list of
         arrays for a shaped one."""
-        indices, _ = _indices(key, len(self))
+        if (type(key) is np.ndarray and key.ndim == 1 and
+                key.dtype.type in _WIDE_INDEX_TYPES and
+                key.flags.c_contiguous):
+            indices = key  # Already what the engine takes: no conversion.
+        else:
+            indices, _ = _indices(key, len(self))
         if self._fixed_width:
-            count = indices.size if indices.dtype != np.bool_ else int(
+            count = indices.size if indices.dtype.type is not np.bool_ else int(
                 np.count_nonzero(indices))
             # Large results reuse pre-faulted, page-aligned buffers.
             out = _buffers.empty((count, *self._item_shape), self._dtype)
             self._native.gather_into(indices, _bytes_of(out))
             return out
-        (shapes, offsets), buffer = self._native.read(indices)
+        # The batch's one buffer, recycled when it is large.
+        (shapes, offsets), buffer = self._native.read(indices,
+                                                      _buffers.byte_buffer)
         return [np.ndarray(shape, self._dtype, buffer, offset)
                 for shape, offset in zip(shapes, offsets)]
 
