@@ -58,8 +58,7 @@ absl::StatusOr<std::unique_ptr<IntegrityFile>> IntegrityFile::Open(
 }
 
 absl::StatusOr<std::unique_ptr<IntegrityFile>> IntegrityFile::Create(
-    Vfs& vfs, absl::string_view directory, const StateSlot& state,
-    bool sync_directory) {
+    Vfs& vfs, absl::string_view directory, const StateSlot& state, bool sync) {
   const std::string dir(directory);
   const std::string path = JoinPath(dir, integrity_format::kIntegrityFile);
   LOADERX_ASSIGN_OR_RETURN(std::unique_ptr<VfsFile> file,
@@ -67,18 +66,22 @@ absl::StatusOr<std::unique_ptr<IntegrityFile>> IntegrityFile::Create(
   LOADERX_RETURN_IF_ERROR(file->Truncate(0));
   std::unique_ptr<IntegrityFile> created(
       new IntegrityFile(std::move(file), std::nullopt, /*slot=*/1));
-  LOADERX_RETURN_IF_ERROR(created->WriteState(state));
-  if (sync_directory) LOADERX_RETURN_IF_ERROR(vfs.SyncDirectory(dir));
+  LOADERX_RETURN_IF_ERROR(created->WriteState(state, sync));
+  if (sync) LOADERX_RETURN_IF_ERROR(vfs.SyncDirectory(dir));
   return created;
 }
 
-absl::Status IntegrityFile::WriteState(StateSlot state) {
+absl::Status IntegrityFile::WriteState(StateSlot state, bool sync) {
   state.sequence = state_ ? state_->sequence + 1 : 1;
   const int next = 1 - current_slot_;
   LOADERX_RETURN_IF_ERROR(file_->WriteAt(integrity_format::kSlotOffset[next],
                                          integrity_format::EncodeSlot(state)));
-  LOADERX_RETURN_IF_ERROR(file_->SyncData());
-  dirty_ = false;
+  if (sync) {
+    LOADERX_RETURN_IF_ERROR(file_->SyncData());
+    dirty_ = false;
+  } else {
+    dirty_ = true;
+  }
   state_ = std::move(state);
   current_slot_ = next;
   return absl::OkStatus();
@@ -130,6 +133,16 @@ absl::Status IntegrityFile::WriteEntries(
   for (size_t i = 0; i < entries.size(); ++i) {
     integrity_format::EncodeEntry(entries[i], &bytes[i * kEntryBytes]);
   }
+  return WriteEncodedEntries(first, bytes);
+}
+
+absl::Status IntegrityFile::WriteEncodedEntries(uint64_t first,
+                                                absl::string_view bytes) {
+  if (bytes.size() % kEntryBytes != 0) {
+    return absl::InternalError(absl::StrCat("checksum entries: ", bytes.size(),
+                                            " bytes are not whole entries"));
+  }
+  if (bytes.empty()) return absl::OkStatus();
   dirty_ = true;
   return file_->WriteAt(integrity_format::EntryOffset(first), bytes);
 }

@@ -31,11 +31,12 @@ class IntegrityFile {
       Vfs& vfs, absl::string_view directory, bool read_only);
 
   // Creates (or replaces) it with `state` as its durable state, no seal and
-  // no entries, synced; with `sync_directory`, so is its directory entry
-  // (else the caller syncs the directory before relying on it).
+  // no entries; with `sync`, synced, and so is its directory entry (else the
+  // caller syncs both, with `Sync` and the directory, before relying on
+  // them).
   static absl::StatusOr<std::unique_ptr<IntegrityFile>> Create(
       Vfs& vfs, absl::string_view directory,
-      const integrity_format::StateSlot& state, bool sync_directory = true);
+      const integrity_format::StateSlot& state, bool sync = true);
 
   IntegrityFile(const IntegrityFile&) = delete;
   IntegrityFile& operator=(const IntegrityFile&) = delete;
@@ -50,8 +51,9 @@ class IntegrityFile {
     return state_;
   }
   // Makes `state` the durable state (written over the older slot, with the
-  // next sequence number, and synced).
-  absl::Status WriteState(integrity_format::StateSlot state);
+  // next sequence number, and synced; without `sync`, durable at the next
+  // `Sync`).
+  absl::Status WriteState(integrity_format::StateSlot state, bool sync = true);
 
   // The commit seal, or nullopt if it is missing or torn.
   absl::StatusOr<std::optional<integrity_format::CommitSeal>> ReadSeal() const;
@@ -68,6 +70,9 @@ class IntegrityFile {
   absl::Status WriteEntries(
       uint64_t first,
       absl::Span<const integrity_format::ChecksumEntry> entries);
+  // The same for entries already encoded (`EncodeEntry`), back to back in
+  // `bytes` (a whole number of entries).
+  absl::Status WriteEncodedEntries(uint64_t first, absl::string_view bytes);
   // Drops the entries of records `count` and up.
   absl::Status TruncateEntries(uint64_t count);
 

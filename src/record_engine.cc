@@ -89,6 +89,7 @@ absl::Status RecordEngine::RequireWritable(absl::string_view operation) const {
 absl::StatusOr<uint64_t> RecordEngine::AppendFixed(absl::string_view data,
                                                    uint64_t count,
                                                    uint64_t width) {
+  LOADERX_RETURN_IF_ERROR(RequireWritable("append"));
   if (count == 0) {
     return absl::InvalidArgumentError("append: a batch needs records");
   }
@@ -98,6 +99,7 @@ absl::StatusOr<uint64_t> RecordEngine::AppendFixed(absl::string_view data,
         absl::StrCat("append: ", count, " records of ", width, " bytes need ",
                      count * width, " bytes, got ", data.size()));
   }
+  if (raw_) return CommitFixedRaw(data, count, width);
   std::vector<absl::string_view> records(count);
   for (uint64_t i = 0; i < count; ++i) {
     records[i] = data.substr(i * width, width);
@@ -241,27 +243,32 @@ absl::Status RecordEngine::WritePayloads(const std::vector<Frame>& frames,
 
 absl::Status RecordEngine::WriteLocs(uint64_t first,
                                      absl::Span<const RecordLoc> locs) {
+  std::string bytes(locs.size() * kRecordLocBytes, '\0');
+  for (size_t i = 0; i < locs.size(); ++i) {
+    store_format::EncodeRecordLoc(locs[i], &bytes[i * kRecordLocBytes]);
+  }
+  return WriteLocBytes(first, bytes);
+}
+
+absl::Status RecordEngine::WriteLocBytes(uint64_t first,
+                                         absl::string_view bytes) {
   // One write per segment the range touches.
   uint64_t index = first;
-  size_t done = 0;
-  while (done < locs.size()) {
+  while (!bytes.empty()) {
     const uint64_t segment_id = SegmentOf(index);
     const uint64_t room = store_format::kEntriesPerSegment -
                           OffsetInSegment(index) / kRecordLocBytes;
-    const size_t count = std::min<uint64_t>(room, locs.size() - done);
-    std::string bytes(count * kRecordLocBytes, '\0');
-    for (size_t i = 0; i < count; ++i) {
-      store_format::EncodeRecordLoc(locs[done + i],
-                                    &bytes[i * kRecordLocBytes]);
-    }
+    const uint64_t count =
+        std::min<uint64_t>(room, bytes.size() / kRecordLocBytes);
     if (segment_id >= files_->segment_count()) {
       LOADERX_RETURN_IF_ERROR(files_->CreateSegment(segment_id));
     }
     LOADERX_ASSIGN_OR_RETURN(VfsFile * segment, files_->Segment(segment_id));
-    LOADERX_RETURN_IF_ERROR(segment->WriteAt(OffsetInSegment(index), bytes));
+    LOADERX_RETURN_IF_ERROR(segment->WriteAt(
+        OffsetInSegment(index), bytes.substr(0, count * kRecordLocBytes)));
     files_->MarkSegmentWritten(segment_id);
     index += count;
-    done += count;
+    bytes.remove_prefix(count * kRecordLocBytes);
   }
   return absl::OkStatus();
 }

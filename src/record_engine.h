@@ -93,6 +93,10 @@ struct RecordEngineOptions {
   // records (a single larger record goes alone).
   uint64_t compaction_batch_bytes = 64 << 20;
   uint64_t compaction_batch_records = 1 << 16;
+  // `Create` only: store.zr's bytes, when the typed layer will write it,
+  // so that their checksum goes into checksums.lx's first durable state
+  // (one sync, instead of a second state written and synced later).
+  std::optional<std::string> typed_header;
 };
 
 // A header's frontier as one number: tail_chunk << 32 | tail_offset.
@@ -106,8 +110,9 @@ class RecordEngine {
   // dict.zr, checksums.lx, journal.lx; no store.zr): that is taken over and
   // done again. Anything else is AlreadyExists; a creation in progress
   // elsewhere is busy. Order, as the reference: meta.zr (exclusive,
-  // locked), its header, 0.chunk, dict.zr, then checksums.lx, sync. The
-  // typed layer then records store.zr's checksum and writes store.zr.
+  // locked), its header, 0.chunk, dict.zr, then checksums.lx (holding
+  // `options.typed_header`'s checksum, if given), sync. The typed layer
+  // then writes store.zr.
   static absl::StatusOr<std::unique_ptr<RecordEngine>> Create(
       Vfs& vfs, absl::string_view directory,
       const RecordEngineOptions& options);
@@ -279,10 +284,16 @@ class RecordEngine {
   absl::StatusOr<std::vector<Frame>> Encode(
       absl::Span<const absl::string_view> records);
   absl::StatusOr<uint64_t> Commit(const std::vector<Frame>& frames);
+  // The append of `count` records of `width` bytes, back to back in
+  // `data`, to a raw store (record_engine_append_fixed.cc).
+  absl::StatusOr<uint64_t> CommitFixedRaw(absl::string_view data,
+                                          uint64_t count, uint64_t width);
   absl::Status WritePayloads(const std::vector<Frame>& frames,
                              const std::vector<store_format::RecordLoc>& locs);
   absl::Status WriteLocs(uint64_t first,
                          absl::Span<const store_format::RecordLoc> locs);
+  // The same for entries already encoded, back to back in `bytes`.
+  absl::Status WriteLocBytes(uint64_t first, absl::string_view bytes);
   absl::Status WriteChecksums(
       uint64_t first,
       absl::Span<const integrity_format::ChecksumEntry> entries);
@@ -420,7 +431,10 @@ class RecordEngine {
   // The header meta.zr holds (as this engine last wrote or found it).
   integrity_format::MetaBytes last_written_{};  // Guarded by `writer_mu_`.
   bool state_behind_ = false;                   // Guarded by `writer_mu_`.
-  std::atomic<uint64_t> length_{0};             // Published after each commit.
+  // Encoding buffers reused by every fixed-width append.
+  std::vector<char> loc_bytes_;      // Guarded by `writer_mu_`.
+  std::vector<char> entry_bytes_;    // Guarded by `writer_mu_`.
+  std::atomic<uint64_t> length_{0};  // Published after each commit.
   // The committed frontier, tail_chunk << 32 | tail_offset: published
   // before `length_`, so a reader that sees a length sees a frontier at
   // least as far.

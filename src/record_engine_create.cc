@@ -168,6 +168,9 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Create(
       stamp = *now;
     }
     state.meta_stamp = stamp;
+    if (options.typed_header.has_value()) {
+      state.typed_header_checksum = Checksum(*options.typed_header);
+    }
     LOADERX_RETURN_IF_ERROR(files->CreateChunk(0));
     files->MarkChunkWritten(0);
     const std::string dictionary_path =
@@ -185,10 +188,10 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Create(
       absl::Status removed = vfs.Remove(files->PathOf(kJournalFile));
       if (!removed.ok() && !absl::IsNotFound(removed)) return removed;
     }
-    // The directory sync below (0.chunk is new) covers its entry too.
+    // The syncs below cover it: its state and seal before meta.zr, and
+    // its entry with the directory's (0.chunk is new).
     LOADERX_ASSIGN_OR_RETURN(
-        integrity,
-        IntegrityFile::Create(vfs, dir, state, /*sync_directory=*/false));
+        integrity, IntegrityFile::Create(vfs, dir, state, /*sync=*/false));
     LOADERX_RETURN_IF_ERROR(
         integrity->WriteSeal({false, state.meta, state.meta, stamp}));
     LOADERX_RETURN_IF_ERROR(

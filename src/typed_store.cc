@@ -165,18 +165,18 @@ absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::Create(
                            owner->EncodeIdentity(identity));
   LOADERX_ASSIGN_OR_RETURN(RecordGeometry geometry,
                            GeometryOf(*owner, identity));
-  RecordEngineOptions engine_options = EngineOptions(options);
-  engine_options.read_only = false;  // `StoreOptions::read_only`: ignored.
-  LOADERX_ASSIGN_OR_RETURN(auto engine,
-                           RecordEngine::Create(vfs, path, engine_options));
   TypedHeader header;
   header.kind = owner->kind_tag();
   header.record_bytes = geometry.record_width;
   header.identity = encoded;
   const std::string header_bytes = EncodeTypedHeader(header);
-  // Its checksum is durable before it is: a store.zr that does not match
-  // is damaged, never merely new.
-  LOADERX_RETURN_IF_ERROR(engine->RecordTypedHeader(header_bytes));
+  RecordEngineOptions engine_options = EngineOptions(options);
+  engine_options.read_only = false;  // `StoreOptions::read_only`: ignored.
+  // Its checksum is durable (in the engine's first durable state) before
+  // it is: a store.zr that does not match is damaged, never merely new.
+  engine_options.typed_header = header_bytes;
+  LOADERX_ASSIGN_OR_RETURN(auto engine,
+                           RecordEngine::Create(vfs, path, engine_options));
   LOADERX_ASSIGN_OR_RETURN(
       std::unique_ptr<VfsFile> file,
       vfs.Open(JoinPath(path, kTypedHeaderFile), OpenMode::kCreateExclusive));

@@ -3,7 +3,9 @@ with its contenders and its limits measured in the same run on the same
 records and the same random index plans, in interleaved rounds.
 
 Workloads (records, batch): dense 64 B / 4 KiB / 256 KiB records, raw and
-zstd; ragged CHW uint8 images, raw; and raw appends of 64 B records.
+zstd; ragged CHW uint8 images, raw; and raw appends of 64 B records (each
+pass creates a store, appends, and closes it synced, as 1.7.7's close
+syncs; the "appends only" rows time the same passes' appends alone).
 Contenders, per workload where they apply:
 
   loaderx store[idx]     the Python binding's batch read (a new array)
@@ -18,13 +20,18 @@ Contenders, per workload where they apply:
                          same threads (tools/bench/bare_gather.cc)
   limit zstd decode      bare ZSTD_decompressDCtx of the store's own frames
 
-Every contender's first batch is checked against the source records before
-timing. Each round times every contender once over the whole plan; ratios
+Every contender's first batch (for appends: the whole store, read back) is
+checked against the source records before timing. A contender that fails
+(an error, a crashed subprocess, wrong bytes) gets a FAILED row with the
+reason (for a subprocess: its exit and the last line of its stderr) and is
+left out of the later rounds; the run goes on to the end and then exits 1.
+Each round times every contender once over the whole plan; ratios
 are taken within a round and reported as min-max over the rounds, beside
 each contender's own min-max rate. Page cache warm, as in a training loop.
 
     bazel run --config=opt //tools/bench:bench_score -- [--scale 1]
         [--rounds 5] [--threads 2] [--only dense-64B-raw,...] [--dir /tmp]
+        [--reference-python PATH | --no-reference]
 
 `--scale` multiplies every record count (bigger data sets); `--quick`
 shrinks everything to a smoke test. Needs tools/bench/install_bench_deps.sh
@@ -34,8 +41,10 @@ for LMDB; missing contenders are printed as missing, never skipped silently.
 import argparse
 import hashlib
 import json
+import itertools
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -65,40 +74,47 @@ WORKLOADS = [
 
 # Run by the reference's interpreter: times its store[idx] (or appends)
 # over the plan, prints the seconds per round and the first batch's hash.
+# The store is closed before the script ends: 1.7.7 crashes (SIGSEGV,
+# after its output) in about one exit in six when a zstd store is still
+# open at interpreter shutdown, its own stores as well as ours.
 REFERENCE_SCRIPT = r"""
 import hashlib, json, sys, time
 import numpy as np
 from loaderx.zrecord import DenseStore, RaggedStore
 mode, path, plan_path, batch, rounds = sys.argv[1:6]
 batch, rounds = int(batch), int(rounds)
-if mode == "append":
-    data = np.load(plan_path)
-    times = []
-    for r in range(rounds):
-        target = f"{path}-{r}"
-        start = time.perf_counter()
-        store = DenseStore(target, data.dtype, data.shape[1:], codec="raw")
-        for b in range(0, len(data), batch):
-            store.append(data[b:b + batch])
-        store.close()
-        times.append(time.perf_counter() - start)
-    print(json.dumps({"times": times, "hash": ""}))
-    sys.exit(0)
-plan = np.fromfile(plan_path, dtype="<u8").reshape(-1, batch)
-store = (DenseStore if mode == "dense" else RaggedStore)(path)
 def digest(got):
     parts = got if isinstance(got, list) else [got]
     h = hashlib.sha256()
     for p in parts: h.update(np.ascontiguousarray(p).tobytes())
     return h.hexdigest()
-first = digest(store[plan[0]])
-for b in plan: store[b]
-times = []
-for r in range(rounds):
-    start = time.perf_counter()
-    for b in plan: store[b]
-    times.append(time.perf_counter() - start)
-print(json.dumps({"times": times, "hash": first}))
+if mode == "append":  # plan_path is the records' .npy; a store per round.
+    data = np.load(plan_path)
+    times, appends = [], []
+    for r in range(rounds):
+        target = f"{path}-{r}"
+        start = time.perf_counter()
+        store = DenseStore(target, data.dtype, data.shape[1:], codec="raw")
+        appending = time.perf_counter()
+        for b in range(0, len(data), batch):
+            store.append(data[b:b + batch])
+        appends.append(time.perf_counter() - appending)
+        store.close()
+        times.append(time.perf_counter() - start)
+    with DenseStore(target) as store:
+        first = digest(store[np.arange(len(store))])
+else:
+    plan = np.fromfile(plan_path, dtype="<u8").reshape(-1, batch)
+    with (DenseStore if mode == "dense" else RaggedStore)(path) as store:
+        first = digest(store[plan[0]])
+        for b in plan: store[b]
+        times = []
+        for r in range(rounds):
+            start = time.perf_counter()
+            for b in plan: store[b]
+            times.append(time.perf_counter() - start)
+    appends = []
+print(json.dumps({"times": times, "appends": appends, "hash": first}))
 """
 
 
@@ -131,8 +147,11 @@ def ragged_records(count):
     return out
 
 
-def reference_python():
-    """1.7.7's interpreter, or (None, why)."""
+def reference_python(given):
+    """1.7.7's interpreter (`given`, else the cached oracle venv's), or
+    (None, why)."""
+    if given:
+        return given, None
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
     try:
         from tests.oracle.reference import reference_python as build
@@ -141,11 +160,44 @@ def reference_python():
         return None, f"{type(error).__name__}: {error}"
 
 
-class Round:
-    """Seconds per contender for one pass over the plan, this round."""
+class ContenderFailed(Exception):
+    """A contender that ran and failed (a crash, an error, wrong bytes):
+    reported as a failure row with the reason, never ending the run."""
 
-    def __init__(self):
-        self.seconds = {}
+
+def last_line(text):
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else "(nothing on stderr)"
+
+
+def exit_description(returncode):
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exit {returncode}"
+
+
+def run_checked(command, what):
+    """Runs a contender's subprocess; its standard output, or
+    ContenderFailed naming the exit and the last line of its stderr."""
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ContenderFailed(f"{what}: {exit_description(done.returncode)}; "
+                              f"stderr: {last_line(done.stderr)}")
+    return done.stdout
+
+
+def run_reference(python, *args):
+    """REFERENCE_SCRIPT's result (times and hash) in 1.7.7's interpreter."""
+    out = run_checked([python, "-I", "-c", REFERENCE_SCRIPT, *map(str, args)],
+                      "loaderx 1.7.7's subprocess")
+    try:
+        return json.loads(out.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        raise ContenderFailed(f"loaderx 1.7.7's subprocess printed no result: "
+                              f"{last_line(out)}") from None
 
 
 def timed(function):
@@ -155,13 +207,20 @@ def timed(function):
 
 
 def bare(binary, store, plan_path, batch, mode, threads):
-    done = subprocess.run(
+    out = run_checked(
         [binary, f"--store={store}", f"--plan={plan_path}", f"--batch={batch}",
          f"--mode={mode}", f"--threads={threads}", "--repeat=1"],
-        capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"bare_gather --mode={mode}: {done.stderr.strip()}")
-    return float(done.stdout.split()[0])
+        f"bare_gather --mode={mode}")
+    return float(out.split()[0])
+
+
+def store_digest(path):
+    """The digest of every record of the dense store at `path`."""
+    store = DenseStore(path)
+    try:
+        return digest(store[np.arange(len(store))])
+    finally:
+        store.close()
 
 
 def run_workload(spec, args, work, reference, bare_binary):
@@ -173,35 +232,49 @@ def run_workload(spec, args, work, reference, bare_binary):
     plan_i = plan.astype(np.intp)  # numpy's index type, for its contenders.
     plan_path = os.path.join(work, f"{name}.plan")
     plan.astype("<u8").tofile(plan_path)
-    missing = {}
-    contenders = {}  # name -> callable doing the whole plan
+    missing = {}  # name -> why it could not run
+    contenders = {}  # name -> callable doing the whole plan, in this process
+    external = {}  # name -> callable timing the whole plan in a subprocess
+    checks = {}  # name -> callable returning the digest of what it produced
     path = os.path.join(work, name)
 
     if kind == "append":
         data = dense_records(count, item_bytes)
-        def ours_append(r=[0]):
-            r[0] += 1
-            store = DenseStore(f"{path}-ours-{r[0]}", data.dtype, data.shape[1:],
-                               codec="raw")
-            for b in range(0, count, batch):
-                store.append(data[b:b + batch])
-            store.close()
-        contenders["loaderx append"] = ours_append
         data_path = os.path.join(work, f"{name}.npy")
         np.save(data_path, data)
-        logical = data.nbytes
-        records_per_pass = count
-        external = {}
+        passes = itertools.count()  # A fresh store for every pass.
+        def ours_append():
+            """A pass: create, append, close (synced, as 1.7.7's close
+            is); its store and its seconds, whole and appends only."""
+            target = f"{path}-ours-{next(passes)}"
+            start = time.perf_counter()
+            store = DenseStore(target, data.dtype, data.shape[1:], codec="raw")
+            appending = time.perf_counter()
+            for b in range(0, count, batch):
+                store.append(data[b:b + batch])
+            appended = time.perf_counter()
+            store.close()
+            return target, {"pass": time.perf_counter() - start,
+                            "appends": appended - appending}
+        # The whole pass, and its appends alone (creation and the closing
+        # sync left out: their fsyncs, not the append path, differ most).
+        external["loaderx append"] = lambda: ours_append()[1]["pass"]
+        external["loaderx appends only"] = lambda: ours_append()[1]["appends"]
+        checks["loaderx append"] = lambda: store_digest(ours_append()[0])
         if reference[0] is not None:
-            external["loaderx-1.7.7 append"] = lambda: json.loads(subprocess.run(
-                [reference[0], "-I", "-c", REFERENCE_SCRIPT, "append",
-                 f"{path}-ref", data_path, str(batch), "1"],
-                capture_output=True, text=True, check=True).stdout)["times"][0]
+            def reference_append():
+                return run_reference(reference[0], "append",
+                                     f"{path}-ref-{next(passes)}", data_path,
+                                     batch, 1)
+            external["loaderx-1.7.7 append"] = lambda: reference_append()["times"][0]
+            external["loaderx-1.7.7 appends only"] = (
+                lambda: reference_append()["appends"][0])
+            checks["loaderx-1.7.7 append"] = lambda: reference_append()["hash"]
         else:
             missing["loaderx-1.7.7 append"] = reference[1]
-        return measure(name, contenders, external, missing, args, logical,
-                       records_per_pass, f"{count} records of 64 B appended "
-                       f"{batch} at a time", base="loaderx append")
+        return measure(name, contenders, external, checks, digest(data), missing,
+                       args, data.nbytes, count, f"{count} records of 64 B "
+                       f"appended {batch} at a time")
 
     if kind == "dense":
         data = dense_records(count, item_bytes)
@@ -221,10 +294,8 @@ def run_workload(spec, args, work, reference, bare_binary):
         expected = [[records[i] for i in p] for p in plan]
     logical = sum(sum(r.nbytes for r in e) if isinstance(e, list) else e.nbytes
                   for e in expected)
-    check = {}
-
     contenders["loaderx store[idx]"] = lambda: [store[p] for p in plan]
-    check["loaderx store[idx]"] = lambda: store[plan[0]]
+    checks["loaderx store[idx]"] = lambda: store[plan[0]]
     if kind == "dense":
         reused = np.empty((batch, item_bytes), np.uint8)
         def gather_into():
@@ -234,15 +305,15 @@ def run_workload(spec, args, work, reference, bare_binary):
             store._native.gather_into(plan[0], _bytes_of(reused))
             return reused
         contenders["loaderx gather_into"] = gather_into
-        check["loaderx gather_into"] = gather_first
+        checks["loaderx gather_into"] = gather_first
         taken = np.empty((batch, item_bytes), np.uint8)
         contenders["np.take(out=)"] = lambda: [
             np.take(data, p, axis=0, out=taken, mode="clip") for p in plan_i]
-        check["np.take(out=)"] = lambda: np.take(data, plan_i[0], axis=0)
+        checks["np.take(out=)"] = lambda: np.take(data, plan_i[0], axis=0)
         np.save(path + ".npy", data)
         mapped = np.load(path + ".npy", mmap_mode="r")
         contenders["npy-mmap"] = lambda: [mapped[p] for p in plan_i]
-        check["npy-mmap"] = lambda: mapped[plan_i[0]]
+        checks["npy-mmap"] = lambda: mapped[plan_i[0]]
     if lmdb is None:
         missing["lmdb get+copy"] = "python lmdb is not installed"
     else:
@@ -266,12 +337,9 @@ def run_workload(spec, args, work, reference, bare_binary):
                                       np.uint8).reshape(shapes[i]).copy()
                         for i in p]
         contenders["lmdb get+copy"] = lambda: [lmdb_batch(p) for p in plan_i]
-        check["lmdb get+copy"] = lambda: lmdb_batch(plan_i[0])
-    want = digest(expected[0])
-    for contender, first in check.items():
-        assert digest(first()) == want, f"{name}: {contender} gathered wrong bytes"
-
-    external = {}
+        checks["lmdb get+copy"] = lambda: lmdb_batch(plan_i[0])
+    checks = {contender: (lambda first=first: digest(first()))
+              for contender, first in checks.items()}
     # Limits over the store's own files; ragged payloads are the even
     # physical records.
     physical = plan if kind == "dense" else plan * 2
@@ -284,42 +352,61 @@ def run_workload(spec, args, work, reference, bare_binary):
     if reference[0] is not None:
         copy = path + "-1.7.7"
         shutil.copytree(path, copy)
-        probe = subprocess.run(
-            [reference[0], "-I", "-c", REFERENCE_SCRIPT, kind, copy, plan_path,
-             str(batch), "1"], capture_output=True, text=True)
-        if probe.returncode != 0:
-            missing["loaderx-1.7.7"] = probe.stderr.strip().splitlines()[-1:]
-        else:
-            assert json.loads(probe.stdout)["hash"] == want, \
-                f"{name}: loaderx-1.7.7 gathered wrong bytes"
-            external["loaderx-1.7.7"] = lambda: json.loads(subprocess.run(
-                [reference[0], "-I", "-c", REFERENCE_SCRIPT, kind, copy,
-                 plan_path, str(batch), "1"], capture_output=True, text=True,
-                check=True).stdout)["times"][0]
+        command = (kind, copy, plan_path, batch, 1)
+        checks["loaderx-1.7.7"] = lambda: run_reference(reference[0], *command)["hash"]
+        external["loaderx-1.7.7"] = (
+            lambda: run_reference(reference[0], *command)["times"][0])
     else:
         missing["loaderx-1.7.7"] = reference[1]
     item = (f"{item_bytes} B" if item_bytes else "CHW uint8 images")
-    return measure(name, contenders, external, missing, args, logical,
-                   batches * batch, f"{count} records of {item}, {codec}, batch "
-                   f"{batch}, {batches} batches", base="loaderx store[idx]")
+    return measure(name, contenders, external, checks, digest(expected[0]),
+                   missing, args, logical, batches * batch,
+                   f"{count} records of {item}, {codec}, batch {batch}, "
+                   f"{batches} batches")
 
 
-def measure(name, contenders, external, missing, args, logical, records,
-            title, base):
-    for run in contenders.values():  # Warm every contender once.
-        run()
+def measure(name, contenders, external, checks, want, missing, args, logical,
+            records, title):
+    """Checks, warms and times every contender; prints the workload's table
+    and returns its rows. A contender that fails (raises, crashes, or
+    produces bytes whose digest is not `want`) gets a failure row and is
+    left out of the later rounds and of the ratio columns."""
+    failed = {}
+
+    def attempt(contender, run):
+        try:
+            return run()
+        except ContenderFailed as error:
+            failed[contender] = str(error)
+        except Exception as error:  # An in-process contender's own error.
+            failed[contender] = f"{type(error).__name__}: {last_line(str(error))}"
+        return None
+
+    for contender, check in checks.items():
+        got = attempt(contender, check)
+        if got is not None and got != want:
+            failed[contender] = "wrong bytes (not the source records)"
+    for contender, run in contenders.items():  # Warm every contender once.
+        if contender not in failed:
+            attempt(contender, run)
     seconds = {c: [] for c in list(contenders) + list(external)}
     for _ in range(args.rounds):
-        for contender, run in contenders.items():
-            seconds[contender].append(timed(run))
-        for contender, run in external.items():
-            seconds[contender].append(run())
+        for contender in seconds:
+            if contender in failed:
+                continue
+            run = contenders.get(contender)
+            took = attempt(contender, (lambda: timed(run)) if run
+                           else external[contender])
+            if took is not None:
+                seconds[contender].append(took)
+    seconds = {c: t for c, t in seconds.items() if c not in failed}
     print(f"\n## {name}: {title}; {args.rounds} rounds, {args.threads} threads")
     columns = [c for c in ("np.take(out=)", "npy-mmap", "lmdb get+copy",
                            "loaderx-1.7.7", "loaderx-1.7.7 append",
+                           "loaderx-1.7.7 appends only",
                            "limit memcpy", "limit pread", "limit zstd")
                if c in seconds]
-    header = f"{'contender':22} {'M rec/s':>15} {'GiB/s':>13}"
+    header = f"{'contender':27} {'M rec/s':>15} {'GiB/s':>13}"
     for c in columns:
         header += f" {'vs ' + c:>24}"
     print(header)
@@ -327,15 +414,18 @@ def measure(name, contenders, external, missing, args, logical, records,
     for contender, times in seconds.items():
         rates = [records / t / 1e6 for t in times]
         gib = [logical / t / 2**30 for t in times]
-        line = (f"{contender:22} {min(rates):>7.3f}-{max(rates):<7.3f}"
+        line = (f"{contender:27} {min(rates):>7.3f}-{max(rates):<7.3f}"
                 f" {min(gib):>6.2f}-{max(gib):<6.2f}")
         for c in columns:
             ratios = [o / t for t, o in zip(times, seconds[c])]
             line += f" {min(ratios):>11.2f}-{max(ratios):<10.2f}x"
         print(line)
         rows[contender] = {"seconds": times}
+    for contender, why in failed.items():
+        print(f"{contender:27} FAILED: {why}")
+        rows[contender] = {"failed": why}
     for contender, why in missing.items():
-        print(f"{contender:22} missing: {why}")
+        print(f"{contender:27} missing: {why}")
         rows[contender] = {"missing": str(why)}
     return rows
 
@@ -349,6 +439,9 @@ def main():
     parser.add_argument("--only", default="")
     parser.add_argument("--dir", default=tempfile.gettempdir())
     parser.add_argument("--bare-gather", default="")
+    parser.add_argument("--reference-python", default="",
+                        help="an interpreter that imports loaderx 1.7.7 "
+                        "(default: tests/oracle/reference.py's venv)")
     parser.add_argument("--no-reference", action="store_true",
                         help="report loaderx 1.7.7 as missing without trying")
     parser.add_argument("--quick", action="store_true",
@@ -359,7 +452,7 @@ def main():
     bare_binary = args.bare_gather or os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "bare_gather")
     reference = ((None, "not tried (--no-reference)") if args.no_reference
-                 else reference_python())
+                 else reference_python(args.reference_python))
     work = tempfile.mkdtemp(prefix="loaderx_bench_score_", dir=args.dir)
     try:
         results = {}
@@ -370,6 +463,12 @@ def main():
                                             bare_binary)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    failures = [f"{workload}: {contender}"
+                for workload, rows in results.items()
+                for contender, row in rows.items() if "failed" in row]
+    if failures:
+        print(f"\n{len(failures)} contender(s) failed: {'; '.join(failures)}")
+        sys.exit(1)
 
 
 if __name__ == "__main__":
