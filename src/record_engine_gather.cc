@@ -396,6 +396,9 @@ absl::Status RecordEngine::GatherMapped(std::shared_ptr<const MappedView>& view,
   }
   const absl::string_view stored(view->chunk(loc.chunk_id).data() + loc.offset,
                                  loc.phys_length);
+  // `stored` lies in this view's regions: keep them while `view` may be
+  // replaced below (extended to the record's checksum entry).
+  const std::shared_ptr<const MappedView> stored_view = view;
   if (verify_ && (integrity_ != nullptr || overlaid)) {
     ChecksumEntry entry;
     const uint64_t entry_end =
