@@ -20,6 +20,8 @@ Contenders, per workload where they apply:
                          same threads (tools/bench/bare_gather.cc)
   limit zstd decode      bare ZSTD_decompressDCtx of the store's own frames
 
+Contenders that return new arrays (store[idx], npy-mmap, LMDB, 1.7.7) read
+the plan as a training loop does, each batch dropped before the next.
 Every contender's first batch (for appends: the whole store, read back) is
 checked against the source records before timing. A contender that fails
 (an error, a crashed subprocess, wrong bytes) gets a FAILED row with the
