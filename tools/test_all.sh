@@ -43,24 +43,36 @@ run_suite() {
   /usr/bin/python3 tools/ci/count_test_cases.py "$label" --bep "$bep" "$tally" || status=1
 }
 
-run_suite all
+# timed NAME COMMAND...: runs a pass and prints how long it took, so the CI
+# budget (well under 30 minutes on 2 cores) can be kept pass by pass.
+timed() {
+  local name=$1 start=$SECONDS rc=0
+  shift
+  "$@" || rc=$?
+  echo "time: $name took $((SECONDS - start)) s" >&2
+  return "$rc"
+}
+
+timed all run_suite all
 # Programs built against loaderx from outside: a second Bazel workspace, and
 # CMake and pkg-config against the installed library.
-bash tools/ci/test_consumers.sh "$tally" "${BAZEL_FLAGS[@]}" || status=1
+timed consumers bash tools/ci/test_consumers.sh "$tally" "${BAZEL_FLAGS[@]}" ||
+  status=1
 # The Python wheel, built and installed as users do, run in fresh venvs.
-bash tools/ci/test_wheel.sh "$tally" || status=1
+timed wheel bash tools/ci/test_wheel.sh "$tally" || status=1
 # loaderx.jar installed into a local Maven repository, a Maven project built
 # and run against it offline.
-bash tools/ci/test_maven.sh "$tally" || status=1
-bash tools/ci/test_windows.sh "$tally" || status=1  # MinGW build, under Wine
+timed maven bash tools/ci/test_maven.sh "$tally" || status=1
+# MinGW build, under Wine.
+timed windows bash tools/ci/test_windows.sh "$tally" || status=1
 if [[ "${LOADERX_SANITIZERS:-1}" != 0 ]]; then
   # The Python and Java tests are tagged no_sanitizer (see .bazelrc).
-  run_suite cpp-asan-ubsan --config=asan --config=ubsan
-  run_suite cpp-tsan --config=tsan
+  timed cpp-asan-ubsan run_suite cpp-asan-ubsan --config=asan --config=ubsan
+  timed cpp-tsan run_suite cpp-tsan --config=tsan
 fi
 fuzz_seconds="${LOADERX_FUZZ_SECONDS:-60}"
 if [[ "${LOADERX_SANITIZERS:-1}" != 0 && "$fuzz_seconds" != 0 ]]; then
-  bash tools/ci/run_fuzzers.sh "$fuzz_seconds" "$work/fuzz" || status=1
+  timed fuzz bash tools/ci/run_fuzzers.sh "$fuzz_seconds" "$work/fuzz" || status=1
   /usr/bin/python3 tools/ci/count_test_cases.py fuzz --xml-dir "$work/fuzz" "$tally" || status=1
 fi
 /usr/bin/python3 tools/ci/count_test_cases.py --total "$tally" || status=1
