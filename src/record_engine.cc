@@ -159,6 +159,21 @@ absl::StatusOr<std::vector<RecordEngine::Frame>> RecordEngine::Encode(
   return frames;
 }
 
+absl::Status RecordEngine::RollOverIfFull(PhysicalHeader& next,
+                                          uint64_t size) const {
+  if (next.tail_offset == 0 || next.tail_offset + size <= chunk_capacity_) {
+    return absl::OkStatus();
+  }
+  if (next.tail_chunk == std::numeric_limits<uint32_t>::max()) {
+    return WithErrorCode(absl::ResourceExhaustedError(
+                             "append: the store has used all 2^32 - 1 chunks"),
+                         ErrorCode::kStoreFull);
+  }
+  ++next.tail_chunk;
+  next.tail_offset = 0;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<uint64_t> RecordEngine::Commit(
     const std::vector<Frame>& frames) {
   std::lock_guard lock(writer_mu_);
@@ -168,16 +183,7 @@ absl::StatusOr<uint64_t> RecordEngine::Commit(
   std::vector<RecordLoc> locs(frames.size());
   for (size_t i = 0; i < frames.size(); ++i) {
     const uint64_t size = frames[i].stored().size();
-    if (next.tail_offset > 0 && next.tail_offset + size > chunk_capacity_) {
-      if (next.tail_chunk == std::numeric_limits<uint32_t>::max()) {
-        return WithErrorCode(
-            absl::ResourceExhaustedError(
-                "append: the store has used all 2^32 - 1 chunks"),
-            ErrorCode::kStoreFull);
-      }
-      ++next.tail_chunk;
-      next.tail_offset = 0;
-    }
+    LOADERX_RETURN_IF_ERROR(RollOverIfFull(next, size));
     locs[i] = RecordLoc{next.tail_offset, static_cast<uint32_t>(size),
                         static_cast<uint32_t>(frames[i].original_size),
                         next.tail_chunk};

@@ -284,6 +284,12 @@ class RecordEngine {
   absl::StatusOr<std::vector<Frame>> Encode(
       absl::Span<const absl::string_view> records);
   absl::StatusOr<uint64_t> Commit(const std::vector<Frame>& frames);
+  // Moves `next`'s frontier to the start of a fresh chunk if a record of
+  // `size` bytes would not fit where it is (a record never straddles
+  // chunks; a chunk's first record always fits); StoreFull when no chunk
+  // id is left. Both commits place records with it.
+  absl::Status RollOverIfFull(store_format::PhysicalHeader& next,
+                              uint64_t size) const;
   // The append of `count` records of `width` bytes, back to back in
   // `data`, to a raw store (record_engine_append_fixed.cc).
   absl::StatusOr<uint64_t> CommitFixedRaw(absl::string_view data,

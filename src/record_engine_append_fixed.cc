@@ -11,13 +11,11 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <mutex>
 #include <vector>
 
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "loaderx/error_code.h"
 #include "loaderx/spi/status_macros.h"
 #include "src/checksum.h"
 #include "src/record_engine.h"
@@ -60,16 +58,7 @@ absl::StatusOr<uint64_t> RecordEngine::CommitFixedRaw(absl::string_view data,
   std::vector<Run> runs;
   PhysicalHeader next = header_;
   for (uint64_t placed = 0; placed < count;) {
-    if (next.tail_offset > 0 && next.tail_offset + width > chunk_capacity_) {
-      if (next.tail_chunk == std::numeric_limits<uint32_t>::max()) {
-        return WithErrorCode(
-            absl::ResourceExhaustedError(
-                "append: the store has used all 2^32 - 1 chunks"),
-            ErrorCode::kStoreFull);
-      }
-      ++next.tail_chunk;
-      next.tail_offset = 0;
-    }
+    LOADERX_RETURN_IF_ERROR(RollOverIfFull(next, width));
     // The first record always fits at offset 0, and the others while
     // they end within the capacity.
     const uint64_t room = next.tail_offset + width <= chunk_capacity_

@@ -232,9 +232,9 @@ absl::StatusOr<VerifyReport> RecordEngine::Verify(
   LOADERX_RETURN_IF_ERROR(
       pool_->TryParallelFor(shards, [&](int shard) -> absl::Status {
         VerifyReport& part = parts[shard];
-        std::unique_ptr<DecompressionContext> context;
+        DecompressionContextPool::Lease context;
         if (!raw_) {
-          LOADERX_ASSIGN_OR_RETURN(context, codec_->NewDecompressionContext());
+          LOADERX_ASSIGN_OR_RETURN(context, decompression_contexts_.Acquire());
         }
         std::string stored;
         ScratchBuffer decoded;
