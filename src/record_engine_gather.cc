@@ -259,8 +259,6 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
   const bool check = verify_ && integrity_ != nullptr;
   const uint64_t* const index_at = indices.data();
   const RecordLoc* const loc_at = locs.empty() ? nullptr : locs.data();
-  const absl::Span<char>* const span_at =
-      destinations.spans.empty() ? nullptr : destinations.spans.data();
   for (; i < end; ++i) {
     // A record costs fewer instructions than the processor looks ahead, so
     // without prefetches each record's entries and bytes are cache misses
@@ -307,12 +305,8 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
       if (ABSL_PREDICT_FALSE(entry == nullptr)) return i;
       loc = store_format::DecodeRecordLoc(entry);
     }
-    char* const destination = span_at != nullptr
-                                  ? span_at[i].data()
-                                  : destinations.base + i * destinations.width;
-    const uint64_t destination_size =
-        span_at != nullptr ? span_at[i].size() : destinations.width;
-    if (ABSL_PREDICT_FALSE(loc.logic_length != destination_size ||
+    const absl::Span<char> destination = destinations.at(i);
+    if (ABSL_PREDICT_FALSE(loc.logic_length != destination.size() ||
                            (raw_ && loc.phys_length != loc.logic_length))) {
       return i;
     }
@@ -339,12 +333,11 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
       }
     }
     if (raw_) {
-      std::memcpy(destination, stored, loc.phys_length);
+      std::memcpy(destination.data(), stored, loc.phys_length);
     } else if (ABSL_PREDICT_FALSE(
                    !context
-                        ->Decompress(
-                            absl::string_view(stored, loc.phys_length),
-                            absl::MakeSpan(destination, destination_size))
+                        ->Decompress(absl::string_view(stored, loc.phys_length),
+                                     destination)
                         .ok())) {
       return i;
     }
