@@ -22,48 +22,31 @@
 #include "loaderx/vfs_registry.h"
 #include "src/record_engine.h"
 #include "src/store_format.h"
+#include "tests/read_path_sides.h"
 #include "tests/record_testing.h"
 #include "tests/status_testing.h"
 #include "tests/temp_dir.h"
-#include "vfs/fault/fault_vfs.h"
 
 namespace loaderx {
 namespace {
 
 constexpr uint64_t kChunkCapacity = 4096;  // Several chunks per store.
 
-// One store under test: its filesystem, directory and open engine.
-struct Side {
-  std::string name;
-  std::unique_ptr<Vfs> base;
-  std::unique_ptr<FaultVfs> fault;  // Null for bare POSIX.
-  std::string dir;
+// One store under test: its side (filesystem and directory) and its open
+// engine.
+struct Side : ReadPathSide {
   std::unique_ptr<RecordEngine> engine;
   bool read_only = false;
-
-  Vfs& vfs() { return fault != nullptr ? *fault : *base; }
 };
 
 std::vector<Side> MakeSides(const std::string& codec, uint64_t seed) {
   std::vector<Side> sides;
-  auto add = [&](const std::string& name, const std::string& base_name,
-                 bool wrap, bool mapping) {
-    Side side;
-    side.name = name;
-    side.base = CreateVfs(base_name).value();
-    if (wrap) {
-      side.fault = std::make_unique<FaultVfs>(side.base.get());
-      side.fault->set_mapping(mapping);
-    }
-    side.dir = base_name == "posix"
-                   ? absl::StrCat(TestTempDir(), "/", name, "_", codec, seed)
-                   : absl::StrCat("/", name);
-    sides.push_back(std::move(side));
-  };
-  add("memory_mapped", "memory", true, true);
-  add("memory_pread", "memory", true, false);
-  add("posix_mapped", "posix", false, true);
-  add("posix_pread", "posix", true, false);
+  for (ReadPathSide& side :
+       MakeReadPathSides("", absl::StrCat("_", codec, seed))) {
+    Side store_side;
+    static_cast<ReadPathSide&>(store_side) = std::move(side);
+    sides.push_back(std::move(store_side));
+  }
   return sides;
 }
 
@@ -89,20 +72,10 @@ void Reopen(Side& side, const std::string& codec, bool read_only) {
   if (opened.ok()) side.engine = std::move(*opened);
 }
 
-// Flips one byte of chunk `chunk` at `position` (mod its size) through a
-// handle of its own; false if the chunk does not exist or is empty.
+// Flips one byte of chunk `chunk` at `position` (mod its size); false if
+// the chunk does not exist or is empty.
 bool FlipChunkByte(Side& side, uint64_t chunk, uint64_t position) {
-  auto file = side.base->Open(
-      absl::StrCat(side.dir, "/", store_format::ChunkFileName(chunk)),
-      OpenMode::kReadWrite);
-  if (!file.ok()) return false;
-  const uint64_t size = (*file)->Size().value();
-  if (size == 0) return false;
-  char byte;
-  EXPECT_OK((*file)->ReadAt(position % size, absl::MakeSpan(&byte, 1)));
-  byte ^= 0x5A;
-  EXPECT_OK((*file)->WriteAt(position % size, absl::string_view(&byte, 1)));
-  return true;
+  return FlipFileByte(side, store_format::ChunkFileName(chunk), position, 0x5A);
 }
 
 // One random step on `side`; `choices` replayed on another side makes the

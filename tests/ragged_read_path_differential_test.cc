@@ -26,9 +26,9 @@
 #include "loaderx/ragged_store.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
+#include "tests/read_path_sides.h"
 #include "tests/status_testing.h"
 #include "tests/temp_dir.h"
-#include "vfs/fault/fault_vfs.h"
 
 namespace loaderx {
 namespace {
@@ -38,38 +38,21 @@ const DType& U2() {
   return *dtype;
 }
 
-// One store under test: its filesystem, directory and open store.
-struct Side {
-  std::string name;
-  std::unique_ptr<Vfs> base;
-  std::unique_ptr<FaultVfs> fault;  // Null for bare POSIX.
-  std::string dir;
+// One store under test: its side (filesystem and directory) and its open
+// store.
+struct Side : ReadPathSide {
   std::unique_ptr<RaggedStore> store;
   bool read_only = false;
-
-  Vfs& vfs() { return fault != nullptr ? *fault : *base; }
 };
 
 std::vector<Side> MakeSides(const std::string& codec, uint64_t seed) {
   std::vector<Side> sides;
-  auto add = [&](const std::string& name, const std::string& base_name,
-                 bool wrap, bool mapping) {
-    Side side;
-    side.name = name;
-    side.base = CreateVfs(base_name).value();
-    if (wrap) {
-      side.fault = std::make_unique<FaultVfs>(side.base.get());
-      side.fault->set_mapping(mapping);
-    }
-    side.dir = base_name == "posix" ? absl::StrCat(TestTempDir(), "/ragged_",
-                                                   name, "_", codec, seed)
-                                    : absl::StrCat("/ragged_", name);
-    sides.push_back(std::move(side));
-  };
-  add("memory_mapped", "memory", true, true);
-  add("memory_pread", "memory", true, false);
-  add("posix_mapped", "posix", false, true);
-  add("posix_pread", "posix", true, false);
+  for (ReadPathSide& side :
+       MakeReadPathSides("ragged_", absl::StrCat("_", codec, seed))) {
+    Side store_side;
+    static_cast<ReadPathSide&>(store_side) = std::move(side);
+    sides.push_back(std::move(store_side));
+  }
   return sides;
 }
 
@@ -134,19 +117,10 @@ std::vector<std::string> AppendRecords(Side& side, std::mt19937_64& choices,
   return data;
 }
 
-// Flips one byte of chunk 0 at `position` (mod its size) through a handle
-// of its own; false if the chunk is empty.
+// Flips one byte of chunk 0 at `position` (mod its size); false if the
+// chunk is empty.
 bool FlipChunkByte(Side& side, uint64_t position) {
-  auto file =
-      side.base->Open(absl::StrCat(side.dir, "/0.chunk"), OpenMode::kReadWrite);
-  if (!file.ok()) return false;
-  const uint64_t size = (*file)->Size().value();
-  if (size == 0) return false;
-  char byte;
-  EXPECT_OK((*file)->ReadAt(position % size, absl::MakeSpan(&byte, 1)));
-  byte ^= 0x21;
-  EXPECT_OK((*file)->WriteAt(position % size, absl::string_view(&byte, 1)));
-  return true;
+  return FlipFileByte(side, "0.chunk", position, 0x21);
 }
 
 void Reopen(Side& side, const std::string& codec, bool read_only,
