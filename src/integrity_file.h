@@ -80,6 +80,8 @@ class IntegrityFile {
   // what another handle may have left unsynced).
   absl::Status Sync();
   void MarkWritten() { dirty_ = true; }
+  // Whether something was written since the last sync.
+  bool unsynced() const { return dirty_; }
 
  private:
   IntegrityFile(std::unique_ptr<VfsFile> file,

@@ -188,20 +188,16 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Create(
       absl::Status removed = vfs.Remove(files->PathOf(kJournalFile));
       if (!removed.ok() && !absl::IsNotFound(removed)) return removed;
     }
-    // The syncs below cover it: its state and seal before meta.zr, and
-    // its entry with the directory's (0.chunk is new).
+    // The syncs below cover it, and its entry with the directory's
+    // (0.chunk is new).
     LOADERX_ASSIGN_OR_RETURN(
         integrity, IntegrityFile::Create(vfs, dir, state, /*sync=*/false));
     LOADERX_RETURN_IF_ERROR(
         integrity->WriteSeal({false, state.meta, state.meta, stamp}));
-    LOADERX_RETURN_IF_ERROR(
-        files->SyncWritten([&] { return integrity->Sync(); }));
-    // Each directory created here must be durable in its parent too.
-    for (const std::string& made : made_directories) {
-      const std::string parent = ParentDirectory(made);
-      LOADERX_RETURN_IF_ERROR(vfs.SyncDirectory(parent.empty() ? "." : parent));
-    }
-    return absl::OkStatus();
+    // Everything at once, each directory created here in its parent too:
+    // whatever of it a crash keeps, the store is not one before the typed
+    // layer's store.zr, written after these syncs, makes it one.
+    return files->SyncCreated(*integrity, made_directories);
   }();
   if (!created.ok() && !takeover) {
     // Leave nothing behind. Best effort: the creation error is what the

@@ -49,9 +49,7 @@ absl::Status RecordEngine::Sync() {
 
 absl::Status RecordEngine::SyncLocked() {
   if (read_only_) return absl::OkStatus();
-  LOADERX_RETURN_IF_ERROR(files_->SyncWritten([&] {
-    return integrity_ != nullptr ? integrity_->Sync() : absl::OkStatus();
-  }));
+  LOADERX_RETURN_IF_ERROR(files_->SyncWritten(integrity_.get()));
   if (!state_behind_) return absl::OkStatus();
   LOADERX_RETURN_IF_ERROR(WriteDurableState());
   state_behind_ = false;

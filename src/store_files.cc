@@ -141,22 +141,71 @@ absl::Status StoreFiles::RemoveStrayChunksFrom(uint64_t first) {
   }
 }
 
-absl::Status StoreFiles::SyncWritten(
-    const std::function<absl::Status()>& between) {
-  if (read_only_) return absl::OkStatus();
+absl::Status StoreFiles::AddWrittenChunks(SyncGroup& group) const {
   for (uint64_t id : written_chunks_) {
     LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, Chunk(id));
-    LOADERX_RETURN_IF_ERROR(chunk->SyncData());
+    group.Add([chunk] { return chunk->SyncData(); });
   }
-  written_chunks_.clear();
-  if (between) LOADERX_RETURN_IF_ERROR(between());
-  for (uint64_t id : written_segments_) {
-    LOADERX_ASSIGN_OR_RETURN(VfsFile * segment, Segment(id));
-    LOADERX_RETURN_IF_ERROR(segment->SyncData());
+  return absl::OkStatus();
+}
+
+absl::Status StoreFiles::SyncWritten(IntegrityFile* integrity) {
+  if (read_only_) return absl::OkStatus();
+  {
+    SyncGroup payloads(vfs_);
+    LOADERX_RETURN_IF_ERROR(AddWrittenChunks(payloads));
+    const size_t chunks = payloads.size();
+    const bool integrity_unsynced =
+        integrity != nullptr && integrity->unsynced();
+    if (integrity != nullptr) {
+      payloads.Add([integrity] { return integrity->Sync(); });
+    }
+    const absl::Status synced = payloads.Run();
+    if (payloads.all_succeeded(0, chunks)) {
+      written_chunks_.clear();
+    } else if (integrity_unsynced) {
+      // One after another, checksums.lx would not have been synced.
+      integrity->MarkWritten();
+    }
+    LOADERX_RETURN_IF_ERROR(synced);
   }
-  written_segments_.clear();
-  LOADERX_RETURN_IF_ERROR(SyncDirectoryIfChanged());
+  {
+    SyncGroup table(vfs_);
+    for (uint64_t id : written_segments_) {
+      LOADERX_ASSIGN_OR_RETURN(VfsFile * segment, Segment(id));
+      table.Add([segment] { return segment->SyncData(); });
+    }
+    const size_t segments = table.size();
+    if (created_files_) {
+      table.Add([this] { return vfs_.SyncDirectory(directory_); });
+    }
+    const absl::Status synced = table.Run();
+    if (table.all_succeeded(0, segments)) {
+      written_segments_.clear();
+      if (table.all_succeeded(segments, table.size())) created_files_ = false;
+    }
+    LOADERX_RETURN_IF_ERROR(synced);
+  }
   return meta_->Sync();
+}
+
+absl::Status StoreFiles::SyncCreated(
+    IntegrityFile& integrity, absl::Span<const std::string> made_directories) {
+  SyncGroup group(vfs_);
+  LOADERX_RETURN_IF_ERROR(AddWrittenChunks(group));
+  group.Add([&integrity] { return integrity.Sync(); });
+  group.Add([this] { return vfs_.SyncDirectory(directory_); });
+  group.Add([this] { return meta_->Sync(); });
+  for (const std::string& made : made_directories) {
+    const std::string parent = ParentDirectory(made);
+    group.Add([this, parent] {
+      return vfs_.SyncDirectory(parent.empty() ? "." : parent);
+    });
+  }
+  LOADERX_RETURN_IF_ERROR(group.Run());
+  written_chunks_.clear();
+  created_files_ = false;
+  return absl::OkStatus();
 }
 
 void StoreFiles::MarkAllWritten() {
@@ -169,19 +218,18 @@ void StoreFiles::MarkAllWritten() {
 
 absl::Status StoreFiles::SyncChunks() {
   if (read_only_) return absl::OkStatus();
-  for (uint64_t id : written_chunks_) {
-    LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, Chunk(id));
-    LOADERX_RETURN_IF_ERROR(chunk->SyncData());
+  SyncGroup group(vfs_);
+  LOADERX_RETURN_IF_ERROR(AddWrittenChunks(group));
+  const size_t chunks = group.size();
+  if (created_files_) {
+    group.Add([this] { return vfs_.SyncDirectory(directory_); });
   }
-  written_chunks_.clear();
-  return SyncDirectoryIfChanged();
-}
-
-absl::Status StoreFiles::SyncDirectoryIfChanged() {
-  if (!created_files_) return absl::OkStatus();
-  LOADERX_RETURN_IF_ERROR(vfs_.SyncDirectory(directory_));
-  created_files_ = false;
-  return absl::OkStatus();
+  const absl::Status synced = group.Run();
+  if (group.all_succeeded(0, chunks)) {
+    written_chunks_.clear();
+    if (group.all_succeeded(chunks, group.size())) created_files_ = false;
+  }
+  return synced;
 }
 
 }  // namespace loaderx

@@ -13,7 +13,6 @@
 #define LOADERX_SRC_STORE_FILES_H_
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <set>
 #include <shared_mutex>
@@ -23,8 +22,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "loaderx/vfs.h"
+#include "src/integrity_file.h"
 #include "src/store_mappings.h"
+#include "src/sync_group.h"
 
 namespace loaderx {
 
@@ -76,17 +78,28 @@ class StoreFiles {
   // unsynced.
   void MarkAllWritten();
 
-  // Syncs the written chunks, then runs `between` (the checksum entries),
-  // then syncs the written segments, then (if files were created or
-  // removed) the directory, then meta.zr: the header never becomes durable
-  // before what it refers to.
-  absl::Status SyncWritten(
-      const std::function<absl::Status()>& between = nullptr);
-  // Syncs the written chunks, then the directory if it changed: what a
-  // later entry will point at is durable.
+  // Makes what was written durable, meta.zr last: the header never becomes
+  // durable before what it refers to. Two rounds of overlapping syncs
+  // (`SyncGroup`) come first: the written chunks with `integrity` (the
+  // checksum entries and the commit seal; may be null), then the written
+  // segments with the directory (if files were created or removed).
+  // The rounds keep the seal from ever being durable with its table
+  // entries while their payloads are not: recovery from a torn meta.zr
+  // takes the seal's header if its table validates, and a payload's
+  // garbled bytes would pass that check where a garbled entry does not. On
+  // failure the written-file records are as if every sync had run one
+  // after another in that order and stopped at the first failure.
+  absl::Status SyncWritten(IntegrityFile* integrity);
+  // The syncs of a new store, all at once (`SyncGroup`): its written
+  // files, `integrity`, its directory, meta.zr, and then each of
+  // `made_directories` in its parent. Until store.zr is written after them
+  // the directory is an unfinished creation whatever a crash keeps of
+  // these, so their order is free.
+  absl::Status SyncCreated(IntegrityFile& integrity,
+                           absl::Span<const std::string> made_directories);
+  // Syncs the written chunks and the directory if it changed, at once:
+  // what a later entry will point at is durable.
   absl::Status SyncChunks();
-  // Syncs the directory if files were created or removed since it was.
-  absl::Status SyncDirectoryIfChanged();
 
  private:
   absl::StatusOr<VfsFile*> Find(
@@ -94,6 +107,8 @@ class StoreFiles {
       absl::string_view what) const;
   absl::Status Add(std::vector<std::unique_ptr<VfsFile>>& files, uint64_t id,
                    const std::string& name, bool create);
+  // Adds a sync of each written chunk to `group`.
+  absl::Status AddWrittenChunks(SyncGroup& group) const;
   absl::Status RemoveFrom(std::vector<std::unique_ptr<VfsFile>>& files,
                           std::set<uint64_t>& written, uint64_t first,
                           std::string (*name)(uint64_t));

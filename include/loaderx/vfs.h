@@ -3,9 +3,9 @@
 // reads and writes of whole byte ranges, a vectored positional write for the
 // raw flush path, size/truncate/sync, a lifetime lock (exclusive for a
 // writer, shared for readers), an optional read-only memory mapping, and the
-// few directory operations a store needs. The engine never touches the OS
-// directly, so a test swaps in the in-memory or fault-injecting VFS and a
-// user registers their own (see `vfs_registry.h`).
+// few directory operations a store needs (and whether syncs may overlap). The
+// engine never touches the OS directly, so a test swaps in the in-memory or
+// fault-injecting VFS and a user registers their own (see `vfs_registry.h`).
 //
 // Paths are plain strings handed to the implementation unchanged; the engine
 // builds them with `/` as the separator. Every fallible method returns an
@@ -208,6 +208,14 @@ class Vfs {
   // durable (`fsync` on the directory).
   ABSL_MUST_USE_RESULT virtual absl::Status SyncDirectory(
       absl::string_view path) = 0;
+
+  // Whether the engine should issue syncs of different files and
+  // directories from several threads at once when their order does not
+  // matter, so that their device flushes overlap (each still returns only
+  // when its own file is durable). True by default; false where overlapping
+  // gains nothing (syncs that do nothing) or where every run must make its
+  // calls in the same order (a VFS that counts calls to fail the n-th).
+  virtual bool ConcurrentSyncs() const { return true; }
 };
 
 // The status `VfsFile::TryLock` returns when another handle holds the lock:

@@ -54,6 +54,7 @@ class VfsWrapper : public Vfs {
   absl::Status SyncDirectory(absl::string_view path) override {
     return target_->SyncDirectory(path);
   }
+  bool ConcurrentSyncs() const override { return target_->ConcurrentSyncs(); }
 
  private:
   std::unique_ptr<Vfs> owned_;

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <shared_mutex>
 #include <string>
 #include <utility>
@@ -248,10 +249,26 @@ bool FaultVfs::mapping() const {
   return mapping_;
 }
 
+void FaultVfs::set_concurrent_syncs(bool enabled) {
+  std::lock_guard lock(mu_);
+  concurrent_syncs_ = enabled;
+}
+
+bool FaultVfs::ConcurrentSyncs() const {
+  std::lock_guard lock(mu_);
+  return concurrent_syncs_;
+}
+
 int64_t FaultVfs::CallCount(VfsOp op) const {
   std::lock_guard lock(mu_);
   auto it = calls_.find(op);
   return it == calls_.end() ? 0 : it->second;
+}
+
+std::set<std::string> FaultVfs::PathsCalled(VfsOp op) const {
+  std::lock_guard lock(mu_);
+  auto it = paths_called_.find(op);
+  return it == paths_called_.end() ? std::set<std::string>() : it->second;
 }
 
 void FaultVfs::CutPowerAfter(int64_t calls) {
@@ -280,6 +297,7 @@ absl::Status FaultVfs::MaybeFail(VfsOp op, absl::string_view path,
                                  bool mutating) {
   std::lock_guard lock(mu_);
   ++calls_[op];
+  paths_called_[op].emplace(path);
   if (power_cut_at_ >= 0 && mutating_calls_ >= power_cut_at_) {
     return absl::UnavailableError(absl::StrCat(
         "simulated power cut: ", VfsOpName(op), " ", path, " never happened"));

@@ -41,6 +41,10 @@
 //    Mapped bytes are outside the crash model: a region made before a crash
 //    keeps showing what it showed.
 //
+// 6. Syncs: `ConcurrentSyncs` is false unless `set_concurrent_syncs(true)`,
+//    so by default the engine's syncs arrive one at a time in a repeatable
+//    order and a power cut at call n is the same cut every run.
+//
 // With no rule set and no crash simulated it forwards every call unchanged
 // (the conformance suite runs it that way). Thread-safe, like the wrapped VFS.
 // Registered as "fault", wrapping a new "memory" VFS.
@@ -53,6 +57,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -124,6 +129,15 @@ class FaultVfs final : public Vfs {
 
   // How many times `op` was called through this VFS, failed calls included.
   int64_t CallCount(VfsOp op) const;
+  // The paths `op` was called on so far, failed calls included.
+  std::set<std::string> PathsCalled(VfsOp op) const;
+
+  // Whether `ConcurrentSyncs` says yes (false, the default: the engine then
+  // issues its syncs one at a time, in the same order every run, so that
+  // `CutPowerAfter(n)` always cuts at the same call). A test of the
+  // overlapped syncs turns it on; the crash model is the same either way.
+  void set_concurrent_syncs(bool enabled);
+  bool ConcurrentSyncs() const override;
 
   // After `calls` more mutating calls, every call fails (a power cut; see
   // above) until `SimulateCrash`. Negative: no cut (the default).
@@ -188,11 +202,13 @@ class FaultVfs final : public Vfs {
   Vfs* const target_;
 
   mutable std::mutex mu_;
-  bool mapping_ = false;            // Guarded by `mu_`.
-  std::vector<Rule> rules_;         // Guarded by `mu_`.
-  std::map<VfsOp, int64_t> calls_;  // Guarded by `mu_`.
-  int64_t mutating_calls_ = 0;      // Guarded by `mu_`.
-  int64_t power_cut_at_ = -1;       // Guarded by `mu_`; -1: none.
+  bool mapping_ = false;                                 // Guarded by `mu_`.
+  std::vector<Rule> rules_;                              // Guarded by `mu_`.
+  std::map<VfsOp, int64_t> calls_;                       // Guarded by `mu_`.
+  std::map<VfsOp, std::set<std::string>> paths_called_;  // Guarded by `mu_`.
+  bool concurrent_syncs_ = false;                        // Guarded by `mu_`.
+  int64_t mutating_calls_ = 0;                           // Guarded by `mu_`.
+  int64_t power_cut_at_ = -1;  // Guarded by `mu_`; -1: none.
   std::map<std::string, uint64_t> reverted_stamps_;  // Guarded by `mu_`.
   // Files written through this VFS, by current path.
   std::map<std::string, std::shared_ptr<Durability>> tracked_;  // `mu_`.

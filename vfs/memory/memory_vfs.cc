@@ -366,6 +366,9 @@ class MemoryVfs final : public Vfs {
     return absl::OkStatus();
   }
 
+  // Its syncs do nothing: handing them to other threads would only cost.
+  bool ConcurrentSyncs() const override { return false; }
+
  private:
   // Resolves the directories above `path` as a path lookup would, from the
   // top: the first one that is a file fails with FailedPrecondition (POSIX's
