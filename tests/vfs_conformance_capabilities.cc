@@ -6,7 +6,9 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -160,6 +162,36 @@ TEST_P(VfsConformanceTest, MappedBytesThatAreNotRewrittenStayValid) {
   EXPECT_EQ((*region)->data(), "committed");
   ASSERT_OK_AND_ASSIGN(auto grown, file->MapReadOnly(9, 70000));
   EXPECT_EQ(grown->data(), std::string(70000, 'a'));
+}
+
+// `ConcurrentSyncs`: a VFS that says yes takes syncs of different files
+// and of their directory from several threads at once (whatever it says,
+// it is thread-safe; this is the use the engine makes of a yes).
+TEST_P(VfsConformanceTest, SyncsOfDifferentFilesMayRunAtOnce) {
+  if (!vfs_->ConcurrentSyncs()) GTEST_SKIP() << "syncs one at a time";
+  constexpr int kFiles = 4;
+  std::vector<std::unique_ptr<VfsFile>> files;
+  for (int i = 0; i < kFiles; ++i) {
+    ASSERT_OK_AND_ASSIGN(
+        auto file, vfs_->Open(Path(absl::StrCat("f", i)), OpenMode::kCreate));
+    ASSERT_OK(file->WriteAt(0, absl::StrCat("contents ", i)));
+    files.push_back(std::move(file));
+  }
+  std::vector<absl::Status> synced(kFiles + 1);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kFiles; ++i) {
+    threads.emplace_back([&, i] {
+      synced[i] = i % 2 == 0 ? files[i]->SyncData() : files[i]->Sync();
+    });
+  }
+  threads.emplace_back([&] { synced[kFiles] = vfs_->SyncDirectory(root_); });
+  for (std::thread& thread : threads) thread.join();
+  for (const absl::Status& status : synced) EXPECT_OK(status);
+  for (int i = 0; i < kFiles; ++i) {
+    ASSERT_OK_AND_ASSIGN(std::string contents,
+                         ReadFileToString(*vfs_, Path(absl::StrCat("f", i))));
+    EXPECT_EQ(contents, absl::StrCat("contents ", i));
+  }
 }
 
 }  // namespace
