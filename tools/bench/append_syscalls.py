@@ -4,7 +4,11 @@ Runs the score's append pass (a store created, 64 B records appended 4096
 at a time, closed, which syncs) under `strace -f` in a process of its own
 for each library, and prints the calls of each phase (create, appends,
 close) by name, and the appends' calls per batch and per record. System
-call counts do not depend on how busy the machine is, unlike time.
+call counts do not depend on how busy the machine is, unlike time. Syncs
+are also counted in the rounds seen overlapping in the trace (syncs on
+other threads that started before one returned); whether issued-together
+syncs are seen to overlap depends on how long the disk takes, so
+//tools/bench:append_sync_rounds counts our store's rounds exactly.
 
     bazel run --config=opt //tools/bench:append_syscalls -- [--records 262144]
 
@@ -45,21 +49,42 @@ mark("end")
 PHASES = ("create", "appends", "close")
 
 
+SYNCS = ("fsync", "fdatasync", "sync_file_range", "msync")
+
+
 def count_calls(trace_path):
-    """{phase: Counter(syscall name)} from an `strace -f` output."""
+    """({phase: Counter(syscall name)}, {phase: sync rounds}) from an
+    `strace -f` output. A sync round is a run of syncs each of which starts
+    while another of the run is still in flight (strace prints such a call
+    as `<unfinished ...>` and its end as `<... resumed>`)."""
     phase = None
     counts = {p: collections.Counter() for p in PHASES}
+    rounds = collections.Counter()
+    in_flight = set()  # Threads inside a sync.
     for line in open(trace_path):
         marked = re.search(r'"/loaderx-phase-(\w+)"', line)
         if marked:
             phase = marked.group(1)
             continue
-        if phase not in counts or "resumed>" in line:
+        pid = re.match(r"(?:\[pid\s+)?(\d+)", line)
+        pid = pid.group(1) if pid else ""
+        resumed = re.search(r"<\.\.\. (\w+) resumed>", line)
+        if resumed:
+            if resumed.group(1) in SYNCS:
+                in_flight.discard(pid)
+            continue
+        if phase not in counts:
             continue
         call = re.match(r"(?:\[pid\s+\d+\]\s+|\d+\s+)?(\w+)\(", line)
-        if call:
-            counts[phase][call.group(1)] += 1
-    return counts
+        if not call:
+            continue
+        counts[phase][call.group(1)] += 1
+        if call.group(1) in SYNCS:
+            if not in_flight:
+                rounds[phase] += 1
+            if "<unfinished" in line:
+                in_flight.add(pid)
+    return counts, rounds
 
 
 def trace(name, command, records, batch):
@@ -75,7 +100,7 @@ def trace(name, command, records, batch):
             print(f"{name}: FAILED: exit {done.returncode}; "
                   f"{lines[-1] if lines else '(nothing on stderr)'}")
             return False
-        counts = count_calls(trace_path)
+        counts, rounds = count_calls(trace_path)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     batches = -(-records // batch)
@@ -86,6 +111,8 @@ def trace(name, command, records, batch):
         line = f"{phase:8} {total:6} calls"
         if phase == "appends":
             line += f" ({total / batches:.1f} per batch, {total / records:.5f} per record)"
+        syncs = sum(calls[name] for name in SYNCS)
+        line += f"; {syncs} syncs in {rounds[phase]} rounds seen"
         print(line)
         print("         " + ", ".join(f"{c} {n}" for c, n in calls.most_common()))
     return True
