@@ -5,7 +5,7 @@
 // A batch read is two passes over the batch: the engine's `LocatePairs`
 // reads each record's two table entries and its shape record (checked as
 // any record is), and the layout checks the shape against the payload's
-// size, keeping every shape in one flat array; then one buffer of the
+// size, keeping every shape in one flat `BatchShapes`; then one buffer of the
 // batch's size is asked for, and the engine's one-pass gather decodes
 // every payload, already located, straight into its place in it.
 
@@ -31,20 +31,7 @@ using store_format::RecordLoc;
 struct LocatedRecords {
   std::vector<uint64_t> payload_indices;
   std::vector<RecordLoc> payload_locs;
-  // Every record's dimensions, back to back: record k's are
-  // dims[shape_ends[k - 1]..shape_ends[k]) (from 0 for k = 0).
-  std::vector<uint64_t> dims;
-  std::vector<size_t> shape_ends;
-
-  std::vector<std::vector<uint64_t>> Shapes() const {
-    std::vector<std::vector<uint64_t>> shapes(shape_ends.size());
-    size_t begin = 0;
-    for (size_t k = 0; k < shapes.size(); ++k) {
-      shapes[k].assign(dims.begin() + begin, dims.begin() + shape_ends[k]);
-      begin = shape_ends[k];
-    }
-    return shapes;
-  }
+  BatchShapes shapes;
 };
 
 class PayloadShapeLayout final : public RecordLayout {
@@ -102,14 +89,14 @@ class PayloadShapeLayout final : public RecordLayout {
     // engine's one-pass gather.
     LOADERX_RETURN_IF_ERROR(engine_.GatherLocated(located.payload_indices,
                                                   located.payload_locs, slots));
-    batch.shapes = located.Shapes();
+    batch.shapes = std::move(located.shapes);
     return batch;
   }
 
   absl::StatusOr<std::vector<std::vector<uint64_t>>> Shapes(
       absl::Span<const uint64_t> indices) const override {
     LOADERX_ASSIGN_OR_RETURN(LocatedRecords located, Locate(indices));
-    return located.Shapes();
+    return located.shapes.ToVectors();
   }
 
   absl::Status Gather(
@@ -137,8 +124,7 @@ class PayloadShapeLayout final : public RecordLayout {
       located.payload_indices[k] = 2 * indices[k];
     }
     located.payload_locs.resize(indices.size());
-    located.shape_ends.resize(indices.size());
-    located.dims.reserve(4 * indices.size());  // Most ranks are 1-4.
+    located.shapes.Reserve(indices.size(), 4 * indices.size());  // Ranks 1-4.
     LOADERX_RETURN_IF_ERROR(engine_.LocatePairs(
         located.payload_indices, kMaxShapeRecordBytes,
         absl::MakeSpan(located.payload_locs),
@@ -148,11 +134,9 @@ class PayloadShapeLayout final : public RecordLayout {
               " bytes, more than ", kMaxShapeDimensions, " dimensions take"));
         },
         [&](size_t k, absl::string_view shape) -> absl::Status {
-          LOADERX_RETURN_IF_ERROR(AppendShapeRecord(
-              shape, item_size_, located.payload_locs[k].logic_length,
-              indices[k], located.dims));
-          located.shape_ends[k] = located.dims.size();
-          return absl::OkStatus();
+          return AppendShapeRecord(shape, item_size_,
+                                   located.payload_locs[k].logic_length,
+                                   indices[k], located.shapes);
         }));
     return located;
   }

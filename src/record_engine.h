@@ -220,11 +220,12 @@ class RecordEngine {
   // group as verified (all its records match their checksums), damaged
   // (one fails its checksum, does not decode, or lies outside the store, or
   // `check_group(group index)` returns DataLoss) or unverified. Indices in
-  // the report are group indices. `check_group` runs on the pool's threads.
-  // Memory: one record buffer per thread.
+  // the report are group indices. `check_group` runs on the pool's threads;
+  // `progress` counts groups. Memory: one record buffer per thread.
   absl::StatusOr<VerifyReport> Verify(
       uint64_t group = 1,
-      const std::function<absl::Status(uint64_t)>& check_group = nullptr) const;
+      const std::function<absl::Status(uint64_t)>& check_group = nullptr,
+      const VerifyProgress& progress = nullptr) const;
 
   // store.zr's checksum, kept with the durable state: `RecordTypedHeader`
   // stores it (at creation, before store.zr is written); `CheckTypedHeader`

@@ -2,7 +2,9 @@
 // in pairs (a shaped record's payload and its shape record). Through the
 // mappings it reads both table entries, the companion's checksum entry and
 // its stored bytes straight from the mapped files, in one pass over the
-// batch with no lock or allocation per record; where the VFS does not map,
+// batch with no lock or allocation per record (an inline loop over a
+// `FlatView`, a raw companion visited where it lies, and anything unusual
+// handed to the general per-record step); where the VFS does not map,
 // it reads the entries in runs and each companion through `ReadAt`. Either
 // way the companion goes through the gather's own per-record step
 // (`GatherMapped` or `GatherOne`), so it is checked, and its errors are
@@ -16,6 +18,8 @@
 #include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "loaderx/spi/status_macros.h"
+#include "src/flat_view.h"
+#include "src/integrity_format.h"
 #include "src/record_engine.h"
 
 namespace loaderx {
@@ -25,6 +29,10 @@ using store_format::kRecordLocBytes;
 using store_format::OffsetInSegment;
 using store_format::RecordLoc;
 using store_format::SegmentOf;
+
+// How far ahead the inline path of `LocatePairs` prefetches.
+constexpr size_t kPairsAhead = 8;
+constexpr size_t kBytesAhead = 4;
 
 // OutOfRange unless both records of every pair exist (as `CheckIndices`,
 // naming the first missing record and its pair's position).
@@ -67,8 +75,81 @@ absl::Status RecordEngine::LocatePairs(
   if (mappings.enabled()) {
     std::shared_ptr<const MappedView> view = mappings.Current();
     const bool overlaid = !overlay_.empty();
+    // Made again whenever the general path below replaces `view`
+    // (extended to a record past the mapped prefix).
+    FlatView flat(*view);
+    const MappedView* flat_of = view.get();
+    const bool check = verify_ && integrity_ != nullptr;
+    // The inline path for pair `k` (nothing overlaid; both entries, the
+    // companion's bytes and its checksum entry mapped; the bytes match):
+    // the companion visited where it lies (raw) or decoded into `buffer`.
+    // False hands the pair to the general path below, which reports.
+    const auto visit_inline = [&](size_t k, absl::Status& visited) {
+      const char* const entry = flat.Entry(firsts[k]);
+      const char* const companion_entry = flat.Entry(firsts[k] + 1);
+      if (ABSL_PREDICT_FALSE(entry == nullptr || companion_entry == nullptr)) {
+        return false;
+      }
+      const RecordLoc companion =
+          store_format::DecodeRecordLoc(companion_entry);
+      const char* const stored = flat.Stored(companion);
+      if (ABSL_PREDICT_FALSE(
+              stored == nullptr ||
+              companion.logic_length > max_companion_bytes ||
+              (raw_ && companion.phys_length != companion.logic_length) ||
+              (check && !flat.MatchesChecksum(firsts[k] + 1, companion,
+                                              companion_entry, stored)))) {
+        return false;
+      }
+      absl::string_view bytes(stored, companion.phys_length);
+      if (!raw_) {
+        const absl::Span<char> decoded =
+            buffer.subspan(0, companion.logic_length);
+        if (ABSL_PREDICT_FALSE(
+                !context.get()->Decompress(bytes, decoded).ok())) {
+          return false;
+        }
+        bytes = absl::string_view(decoded.data(), decoded.size());
+      }
+      payload_locs[k] = store_format::DecodeRecordLoc(entry);
+      visited = visit(k, bytes);
+      return true;
+    };
     for (; i < firsts.size(); ++i) {
       const uint64_t index = firsts[i];
+      if (ABSL_PREDICT_FALSE(view.get() != flat_of)) {
+        flat = FlatView(*view);
+        flat_of = view.get();
+      }
+      if (ABSL_PREDICT_TRUE(!overlaid)) {
+        // A pair costs fewer instructions than the processor looks ahead:
+        // fetch entries `kPairsAhead` pairs ahead, the companion's checksum
+        // entry and bytes (their entries in cache by then) `kBytesAhead`.
+        if (ABSL_PREDICT_TRUE(i + kPairsAhead < firsts.size())) {
+          if (const char* ahead = flat.Entry(firsts[i + kPairsAhead])) {
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + 2 * kRecordLocBytes - 1);
+          }
+        }
+        if (ABSL_PREDICT_TRUE(i + kBytesAhead < firsts.size())) {
+          const uint64_t ahead = firsts[i + kBytesAhead] + 1;
+          if (const char* entry = flat.Entry(ahead)) {
+            if (const char* stored =
+                    flat.Stored(store_format::DecodeRecordLoc(entry))) {
+              __builtin_prefetch(stored);
+            }
+          }
+          if (const char* entry = flat.ChecksumEntry(ahead)) {
+            __builtin_prefetch(entry);
+            __builtin_prefetch(entry + integrity_format::kEntryBytes - 1);
+          }
+        }
+        absl::Status visited;
+        if (ABSL_PREDICT_TRUE(visit_inline(i, visited))) {
+          LOADERX_RETURN_IF_ERROR(visited);
+          continue;
+        }
+      }
       RecordLoc companion;
       // The fast path: both entries in the mapped prefix of one segment.
       const absl::string_view segment = view->segment(SegmentOf(index));

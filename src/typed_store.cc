@@ -465,15 +465,17 @@ absl::StatusOr<StoreStats> TypedStore::Stats() const {
 
 absl::Status TypedStore::Sync() { return engine_->Sync(); }
 
-absl::StatusOr<VerifyReport> TypedStore::Verify() const {
+absl::StatusOr<VerifyReport> TypedStore::Verify(
+    const VerifyProgress& progress) const {
   // A group of engine records (a ragged record's payload and shape) is one
   // record, verified when all of them are; the layout's own check catches
   // damage no checksum shows (1.7.7's records have none).
   LOADERX_ASSIGN_OR_RETURN(
       VerifyReport report,
-      engine_->Verify(layout_->group(), [this](uint64_t index) {
-        return layout_->CheckStoredRecord(index);
-      }));
+      engine_->Verify(
+          layout_->group(),
+          [this](uint64_t index) { return layout_->CheckStoredRecord(index); },
+          progress));
   report.metadata_verified = report.metadata_verified && typed_header_verified_;
   return report;
 }

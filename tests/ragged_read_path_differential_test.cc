@@ -94,7 +94,7 @@ std::string ReadOutcome(const Side& side, const std::vector<uint64_t>& batch) {
       });
   if (!read.ok()) return Outcome(side, read.status(), "");
   return Outcome(side, absl::OkStatus(),
-                 absl::StrCat(ShapesText(read->shapes), " @",
+                 absl::StrCat(ShapesText(read->shapes.ToVectors()), " @",
                               absl::StrJoin(read->offsets, ","), " ",
                               absl::BytesToHexString(buffer)));
 }

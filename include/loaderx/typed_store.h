@@ -160,8 +160,10 @@ class TypedStore {
   // layout: a shape that does not describe its payload), reporting every
   // damaged record by index instead of stopping at the first. Memory: one
   // record buffer per thread. May run alongside gathers and appends; covers
-  // the records present when it starts.
-  absl::StatusOr<VerifyReport> Verify() const;
+  // the records present when it starts. `progress`, if given, is told how
+  // far it has got (`VerifyProgress`).
+  absl::StatusOr<VerifyReport> Verify(
+      const VerifyProgress& progress = nullptr) const;
 
   // Whether this handle was opened read-only (`StoreOptions::read_only`).
   bool read_only() const;
