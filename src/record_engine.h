@@ -106,10 +106,11 @@ class RecordEngine {
  public:
   // Creates a store in `directory`, creating it and any missing parents.
   // The directory must be empty, or hold only what a creation that never
-  // finished left (meta.zr empty or a header of no records, 0.chunk,
-  // dict.zr, checksums.lx, journal.lx; no store.zr): that is taken over and
-  // done again. Anything else is AlreadyExists; a creation in progress
-  // elsewhere is busy. Order, as the reference: meta.zr (exclusive,
+  // finished left (meta.zr empty, a header of no records, or garbage with
+  // nothing committed beside it, 0.chunk, dict.zr, checksums.lx; no
+  // store.zr; `creation_site.h` has the rule): that is taken over and done
+  // again. Anything else is AlreadyExists, left as it is; a creation in
+  // progress elsewhere is busy. Order, as the reference: meta.zr (exclusive,
   // locked), its header, 0.chunk, dict.zr, then checksums.lx (holding
   // `options.typed_header`'s checksum, if given), sync. The typed layer
   // then writes store.zr.
