@@ -43,7 +43,8 @@ class FixedWidthLayout final : public RecordLayout {
                              allocate(batch.total_bytes));
     LOADERX_RETURN_IF_ERROR(CheckBatchBuffer(buffer, batch.total_bytes));
     LOADERX_RETURN_IF_ERROR(engine_.GatherFixed(indices, width_, buffer));
-    batch.shapes.assign(indices.size(), shape_);
+    batch.shapes.Reserve(indices.size(), indices.size() * shape_.size());
+    for (size_t i = 0; i < indices.size(); ++i) batch.shapes.Add(shape_);
     batch.offsets.resize(indices.size());
     for (size_t i = 0; i < indices.size(); ++i) {
       batch.offsets[i] = i * width_;

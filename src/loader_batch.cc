@@ -40,8 +40,7 @@ StreamBatch::~StreamBatch() = default;
 
 absl::Span<const uint64_t> StreamBatch::shape(size_t i) const {
   if (type().kind == StreamKind::kDense) return type().item_shape;
-  return absl::Span<const uint64_t>(dims_.data() + dims_begin_[i],
-                                    dims_begin_[i + 1] - dims_begin_[i]);
+  return shapes_[i];
 }
 
 absl::Status StreamBatch::Reserve(uint64_t bytes) {
@@ -75,8 +74,7 @@ void StreamBatch::Clear() {
   data_bytes_ = 0;
   offsets_.clear();
   sizes_.clear();
-  dims_.clear();
-  dims_begin_.clear();
+  shapes_.Clear();
   destinations_.clear();
 }
 
@@ -127,13 +125,9 @@ absl::Status StreamBatch::CheckRagged() const {
       absl::StrCat("stream '", name(), "' is dense, not ragged"));
 }
 
-void StreamBatch::AddRaggedRecord(absl::Span<const uint64_t> shape,
-                                  uint64_t offset, uint64_t bytes) {
+void StreamBatch::AddRaggedRecord(uint64_t offset, uint64_t bytes) {
   offsets_.push_back(offset);
   sizes_.push_back(bytes);
-  if (dims_begin_.empty()) dims_begin_.push_back(0);
-  dims_.insert(dims_.end(), shape.begin(), shape.end());
-  dims_begin_.push_back(dims_.size());
 }
 
 absl::StatusOr<absl::Span<const absl::Span<char>>> StreamBatch::PrepareRagged(
@@ -153,7 +147,8 @@ absl::StatusOr<absl::Span<const absl::Span<char>>> StreamBatch::PrepareRagged(
       Clear();
       return bytes.status();
     }
-    AddRaggedRecord(shapes[i], start, *bytes);
+    AddRaggedRecord(start, *bytes);
+    shapes_.Add(shapes[i]);
     end = start + *bytes;
   }
   if (absl::Status reserved = Reserve(end); !reserved.ok()) {
@@ -180,9 +175,8 @@ absl::StatusOr<absl::Span<char>> StreamBatch::AllocateRagged(uint64_t bytes) {
   return absl::Span<char>(data_, bytes);
 }
 
-absl::Status StreamBatch::SetRaggedLayout(
-    std::vector<std::vector<uint64_t>> shapes,
-    absl::Span<const uint64_t> offsets) {
+absl::Status StreamBatch::SetRaggedLayout(BatchShapes shapes,
+                                          absl::Span<const uint64_t> offsets) {
   LOADERX_RETURN_IF_ERROR(CheckRagged());
   const uint64_t buffer_bytes = data_bytes_;
   Clear();
@@ -205,13 +199,14 @@ absl::Status StreamBatch::SetRaggedLayout(
     if (!bytes.ok()) {
       status = bytes.status();
     } else {
-      AddRaggedRecord(shapes[i], offsets[i], *bytes);
+      AddRaggedRecord(offsets[i], *bytes);
     }
   }
   if (!status.ok()) {
     Clear();
     return status;
   }
+  shapes_ = std::move(shapes);
   data_bytes_ = buffer_bytes;
   return absl::OkStatus();
 }

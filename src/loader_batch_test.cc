@@ -138,7 +138,8 @@ TEST(StreamBatchTest, ASourcesOwnRaggedLayoutIsTakenAsGiven) {
   EXPECT_EQ(buffer.size(), 14u);
   EXPECT_TRUE(PageAligned(buffer.data()));
   EXPECT_EQ(batch.size(), 0u);  // No records until the layout is set.
-  ASSERT_OK(batch.SetRaggedLayout({{2, 2}, {}, {2}}, {0, 8, 10}));
+  ASSERT_OK(
+      batch.SetRaggedLayout(BatchShapes::Of({{2, 2}, {}, {2}}), {0, 8, 10}));
   ASSERT_EQ(batch.size(), 3u);
   EXPECT_EQ(batch.data_bytes(), 14u);
   EXPECT_EQ(batch.record(1).data(), buffer.data() + 8);
@@ -157,7 +158,7 @@ TEST(StreamBatchTest, ARaggedLayoutOutsideItsBufferIsRefused) {
   const auto refused = [&](std::vector<std::vector<uint64_t>> shapes,
                            std::vector<uint64_t> offsets) {
     EXPECT_OK(batch.AllocateRagged(10));
-    EXPECT_STATUS_CODE(batch.SetRaggedLayout(std::move(shapes), offsets),
+    EXPECT_STATUS_CODE(batch.SetRaggedLayout(BatchShapes::Of(shapes), offsets),
                        absl::StatusCode::kInvalidArgument);
     EXPECT_EQ(batch.size(), 0u);
   };

@@ -5,9 +5,11 @@
 // A batch read is two passes over the batch: the engine's `LocatePairs`
 // reads each record's two table entries and its shape record (checked as
 // any record is), and the layout checks the shape against the payload's
-// size, keeping every shape in one flat array; then one buffer of the
-// batch's size is asked for, and the engine's one-pass gather decodes
-// every payload, already located, straight into its place in it.
+// size, keeping every shape in one flat `BatchShapes` (a large batch's
+// first pass runs in blocks on the pool, each with its own, joined in
+// order); then one buffer of the batch's size is asked for, and the
+// engine's one-pass gather decodes every payload, already located,
+// straight into its place in it.
 
 #include <cstdint>
 #include <memory>
@@ -31,20 +33,7 @@ using store_format::RecordLoc;
 struct LocatedRecords {
   std::vector<uint64_t> payload_indices;
   std::vector<RecordLoc> payload_locs;
-  // Every record's dimensions, back to back: record k's are
-  // dims[shape_ends[k - 1]..shape_ends[k]) (from 0 for k = 0).
-  std::vector<uint64_t> dims;
-  std::vector<size_t> shape_ends;
-
-  std::vector<std::vector<uint64_t>> Shapes() const {
-    std::vector<std::vector<uint64_t>> shapes(shape_ends.size());
-    size_t begin = 0;
-    for (size_t k = 0; k < shapes.size(); ++k) {
-      shapes[k].assign(dims.begin() + begin, dims.begin() + shape_ends[k]);
-      begin = shape_ends[k];
-    }
-    return shapes;
-  }
+  BatchShapes shapes;
 };
 
 class PayloadShapeLayout final : public RecordLayout {
@@ -102,14 +91,14 @@ class PayloadShapeLayout final : public RecordLayout {
     // engine's one-pass gather.
     LOADERX_RETURN_IF_ERROR(engine_.GatherLocated(located.payload_indices,
                                                   located.payload_locs, slots));
-    batch.shapes = located.Shapes();
+    batch.shapes = std::move(located.shapes);
     return batch;
   }
 
   absl::StatusOr<std::vector<std::vector<uint64_t>>> Shapes(
       absl::Span<const uint64_t> indices) const override {
     LOADERX_ASSIGN_OR_RETURN(LocatedRecords located, Locate(indices));
-    return located.Shapes();
+    return located.shapes.ToVectors();
   }
 
   absl::Status Gather(
@@ -137,8 +126,17 @@ class PayloadShapeLayout final : public RecordLayout {
       located.payload_indices[k] = 2 * indices[k];
     }
     located.payload_locs.resize(indices.size());
-    located.shape_ends.resize(indices.size());
-    located.dims.reserve(4 * indices.size());  // Most ranks are 1-4.
+    // The engine's blocks run at once: each adds to its own shapes, block
+    // 0 to the batch's, the others appended after it in order.
+    const int blocks = engine_.LocateBlocks(indices.size());
+    std::vector<BatchShapes> later_blocks(blocks - 1);
+    const auto shapes_of = [&](int block) -> BatchShapes& {
+      return block == 0 ? located.shapes : later_blocks[block - 1];
+    };
+    for (int block = 0; block < blocks; ++block) {
+      const size_t pairs = indices.size() / blocks + 1;
+      shapes_of(block).Reserve(pairs, 4 * pairs);  // Most ranks are 1-4.
+    }
     LOADERX_RETURN_IF_ERROR(engine_.LocatePairs(
         located.payload_indices, kMaxShapeRecordBytes,
         absl::MakeSpan(located.payload_locs),
@@ -147,13 +145,12 @@ class PayloadShapeLayout final : public RecordLayout {
               "record ", indices[k], ": its shape record claims ", bytes,
               " bytes, more than ", kMaxShapeDimensions, " dimensions take"));
         },
-        [&](size_t k, absl::string_view shape) -> absl::Status {
-          LOADERX_RETURN_IF_ERROR(AppendShapeRecord(
-              shape, item_size_, located.payload_locs[k].logic_length,
-              indices[k], located.dims));
-          located.shape_ends[k] = located.dims.size();
-          return absl::OkStatus();
+        [&](int block, size_t k, absl::string_view shape) -> absl::Status {
+          return AppendShapeRecord(shape, item_size_,
+                                   located.payload_locs[k].logic_length,
+                                   indices[k], shapes_of(block));
         }));
+    for (const BatchShapes& block : later_blocks) located.shapes.Append(block);
     return located;
   }
 

@@ -106,10 +106,11 @@ class RecordEngine {
  public:
   // Creates a store in `directory`, creating it and any missing parents.
   // The directory must be empty, or hold only what a creation that never
-  // finished left (meta.zr empty or a header of no records, 0.chunk,
-  // dict.zr, checksums.lx, journal.lx; no store.zr): that is taken over and
-  // done again. Anything else is AlreadyExists; a creation in progress
-  // elsewhere is busy. Order, as the reference: meta.zr (exclusive,
+  // finished left (meta.zr empty, a header of no records, or garbage with
+  // nothing committed beside it, 0.chunk, dict.zr, checksums.lx; no
+  // store.zr; `creation_site.h` has the rule): that is taken over and done
+  // again. Anything else is AlreadyExists, left as it is; a creation in
+  // progress elsewhere is busy. Order, as the reference: meta.zr (exclusive,
   // locked), its header, 0.chunk, dict.zr, then checksums.lx (holding
   // `options.typed_header`'s checksum, if given), sync. The typed layer
   // then writes store.zr.
@@ -162,20 +163,28 @@ class RecordEngine {
       absl::Span<const uint64_t> indices) const;
 
   // The first pass of a read of records stored in pairs (the shaped
-  // layout's payload `firsts[i]` and its shape record `firsts[i] + 1`), in
-  // one pass over the batch on the calling thread: the payload's table
-  // entry into `payload_locs[i]`, then its companion record read and
-  // checked as any gather checks a record (bounds, size, checksum,
-  // decoding) and handed to `visit(i, its bytes)`, in batch order. A
-  // companion of more than `max_companion_bytes` is not read:
+  // layout's payload `firsts[i]` and its shape record `firsts[i] + 1`): the
+  // payload's table entry into `payload_locs[i]`, then its companion record
+  // read and checked as any gather checks a record (bounds, size, checksum,
+  // decoding) and handed to `visit(block, i, its bytes)`. The batch is cut
+  // into `LocateBlocks(firsts.size())` contiguous blocks, block b holding
+  // pairs [n * b / blocks, n * (b + 1) / blocks); each block's pairs are
+  // visited in order, and blocks run at once on the pool (one block runs on
+  // the calling thread), so `visit` must keep each block's results apart.
+  // A companion of more than `max_companion_bytes` is not read:
   // `oversized(i, its size)` is returned instead. Reads the mapped files
   // directly where the VFS maps (no per-record lock or allocation), else
-  // through `ReadAt`; the first error stops the pass.
+  // through `ReadAt`. A failing block stops at its first error; the
+  // lowest failed block's is returned (so the first failed pair's).
   absl::Status LocatePairs(
       absl::Span<const uint64_t> firsts, uint64_t max_companion_bytes,
       absl::Span<store_format::RecordLoc> payload_locs,
       absl::FunctionRef<absl::Status(size_t, uint64_t)> oversized,
-      absl::FunctionRef<absl::Status(size_t, absl::string_view)> visit) const;
+      absl::FunctionRef<absl::Status(int, size_t, absl::string_view)> visit)
+      const;
+  // The blocks `LocatePairs` cuts a batch of `pairs` pairs into: one for a
+  // batch too small to be worth handing to another thread.
+  int LocateBlocks(size_t pairs) const;
 
   // `GatherVariable` for records already located: record `indices[i]`,
   // whose entry is `locs[i]`, into `destinations[i]`.
@@ -219,11 +228,12 @@ class RecordEngine {
   // group as verified (all its records match their checksums), damaged
   // (one fails its checksum, does not decode, or lies outside the store, or
   // `check_group(group index)` returns DataLoss) or unverified. Indices in
-  // the report are group indices. `check_group` runs on the pool's threads.
-  // Memory: one record buffer per thread.
+  // the report are group indices. `check_group` runs on the pool's threads;
+  // `progress` counts groups. Memory: one record buffer per thread.
   absl::StatusOr<VerifyReport> Verify(
       uint64_t group = 1,
-      const std::function<absl::Status(uint64_t)>& check_group = nullptr) const;
+      const std::function<absl::Status(uint64_t)>& check_group = nullptr,
+      const VerifyProgress& progress = nullptr) const;
 
   // store.zr's checksum, kept with the durable state: `RecordTypedHeader`
   // stores it (at creation, before store.zr is written); `CheckTypedHeader`
@@ -358,6 +368,14 @@ class RecordEngine {
   // `view`, a size or checksum mismatch, a failed decode; nothing is
   // reported), or `end`. Prefetches what records a few places ahead need.
   // Only while nothing is overlaid.
+  // `LocatePairs` of pairs [begin, end) of `firsts`, on the calling thread,
+  // visiting `visit(i, bytes)` in order.
+  absl::Status LocatePairBlock(
+      absl::Span<const uint64_t> firsts, size_t begin, size_t end,
+      uint64_t length, uint64_t max_companion_bytes,
+      absl::Span<store_format::RecordLoc> payload_locs,
+      absl::FunctionRef<absl::Status(size_t, uint64_t)> oversized,
+      absl::FunctionRef<absl::Status(size_t, absl::string_view)> visit) const;
   size_t GatherMappedRun(const MappedView& view,
                          absl::Span<const uint64_t> indices,
                          absl::Span<const store_format::RecordLoc> locs,

@@ -1,6 +1,6 @@
 // `RecordEngine::Create`: making a store directory as the reference does,
-// taking over a creation that never finished, and starting its
-// checksums.lx.
+// taking over a creation that never finished (`creation_site.h` tells one),
+// and starting its checksums.lx.
 
 #include <algorithm>
 #include <cstdint>
@@ -15,6 +15,7 @@
 #include "loaderx/spi/path.h"
 #include "loaderx/spi/status_macros.h"
 #include "src/checksum.h"
+#include "src/creation_site.h"
 #include "src/record_engine.h"
 
 namespace loaderx {
@@ -50,61 +51,6 @@ absl::StatusOr<std::vector<std::string>> CreateDirectories(
   return created;
 }
 
-// What a directory holds, as far as creating a store there goes.
-enum class Occupant {
-  kNothing,     // Empty: create afresh.
-  kUnfinished,  // A creation that never finished: take it over.
-};
-
-// A creation that did not finish left meta.zr empty or holding a header of
-// no records, perhaps 0.chunk, dict.zr and checksums.lx (journal.lx, after
-// maintenance of an empty engine), and no store.zr. Anything else
-// in the directory (a store, or files that are not a store's) refuses the
-// creation with AlreadyExists (the reference's -12).
-absl::StatusOr<Occupant> Inspect(Vfs& vfs, const std::string& dir) {
-  LOADERX_ASSIGN_OR_RETURN(std::vector<std::string> names, vfs.List(dir));
-  bool has_meta = false;
-  for (const std::string& name : names) {
-    if (name == store_format::kHeaderFile) {
-      has_meta = true;
-    } else if (name == store_format::kTypedHeaderFile) {
-      return absl::AlreadyExistsError(
-          absl::StrCat(dir, " already holds a store"));
-    } else if (name != store_format::kDictionaryFile &&
-               name != store_format::ChunkFileName(0) &&
-               name != integrity_format::kIntegrityFile &&
-               name != kJournalFile) {
-      return absl::AlreadyExistsError(absl::StrCat(
-          dir, " is not empty: it holds \"", name,
-          "\", which is not part of a store; a store is created in an empty "
-          "directory (or over a creation that did not finish)"));
-    }
-  }
-  if (!has_meta) {
-    if (names.empty()) return Occupant::kNothing;
-    return absl::AlreadyExistsError(absl::StrCat(
-        dir,
-        " holds store files but no meta.zr; refusing to create a store "
-        "over them"));
-  }
-  const std::string meta_path = JoinPath(dir, store_format::kHeaderFile);
-  LOADERX_ASSIGN_OR_RETURN(std::string meta, ReadFileToString(vfs, meta_path));
-  if (!meta.empty()) {
-    absl::StatusOr<PhysicalHeader> header =
-        store_format::DecodeHeader(meta, meta_path);
-    if (!header.ok()) {
-      return absl::AlreadyExistsError(
-          absl::StrCat(dir, " holds a meta.zr that is not a store header: ",
-                       header.status().message()));
-    }
-    if (header->length != 0 || header->tail_chunk != 0) {
-      return absl::AlreadyExistsError(
-          absl::StrCat(dir, " already holds a store with records"));
-    }
-  }
-  return Occupant::kUnfinished;
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Create(
@@ -115,15 +61,15 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Create(
   const std::string dir(directory);
   LOADERX_ASSIGN_OR_RETURN(std::vector<std::string> made_directories,
                            CreateDirectories(vfs, dir));
-  absl::StatusOr<Occupant> occupant = Inspect(vfs, dir);
-  if (!occupant.ok()) {
+  absl::StatusOr<CreationSite> site = InspectCreationSite(vfs, dir);
+  if (!site.ok()) {
     for (auto it = made_directories.rbegin(); it != made_directories.rend();
          ++it) {
       (void)vfs.RemoveDirectory(*it);
     }
-    return occupant.status();
+    return site.status();
   }
-  const bool takeover = *occupant == Occupant::kUnfinished;
+  const bool takeover = *site == CreationSite::kUnfinished;
 
   // meta.zr first, exclusively (or, taking over, the one left behind), and
   // locked: a concurrent creation or opening sees a busy store from here on.
@@ -140,8 +86,8 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Create(
   if (takeover) {
     // Under the lock, the leftovers are ours: unless someone finished the
     // creation meanwhile.
-    LOADERX_ASSIGN_OR_RETURN(Occupant now, Inspect(vfs, dir));
-    if (now != Occupant::kUnfinished) {
+    LOADERX_ASSIGN_OR_RETURN(CreationSite now, InspectCreationSite(vfs, dir));
+    if (now != CreationSite::kUnfinished) {
       return absl::AlreadyExistsError(
           absl::StrCat(dir, " changed while the store was being created"));
     }

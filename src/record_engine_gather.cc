@@ -21,6 +21,7 @@
 #include "src/checksum.h"
 #include "src/decompression_context_pool.h"
 #include "src/engine_sharding.h"
+#include "src/flat_view.h"
 #include "src/index_check.h"
 #include "src/record_engine.h"
 
@@ -43,51 +44,6 @@ absl::Status PastChunkEndError(absl::string_view path, uint64_t index) {
 constexpr size_t kEntriesAhead = 8;
 constexpr size_t kBytesAhead = 4;
 constexpr uint64_t kPrefetchedBytes = 256;
-
-// A view's mapped prefixes as plain arrays for the inner loop of
-// `GatherMappedRun`: where an entry or a record's bytes are, or null when
-// they lie past what is mapped.
-class FlatView {
- public:
-  explicit FlatView(const MappedView& view)
-      : chunks_(view.chunks().data()),
-        chunk_count_(view.chunks().size()),
-        segments_(view.segments().data()),
-        segment_count_(view.segments().size()),
-        checksums_(view.checksums().data()),
-        checksums_size_(view.checksums().size()) {}
-
-  const char* Entry(uint64_t index) const {
-    const uint64_t segment = SegmentOf(index);
-    const uint64_t at = OffsetInSegment(index);
-    if (segment >= segment_count_ ||
-        at + kRecordLocBytes > segments_[segment].size()) {
-      return nullptr;
-    }
-    return segments_[segment].data() + at;
-  }
-  const char* ChecksumEntry(uint64_t index) const {
-    const uint64_t entry_end =
-        integrity_format::EntryOffset(index) + kEntryBytes;
-    return entry_end <= checksums_size_ ? checksums_ + entry_end - kEntryBytes
-                                        : nullptr;
-  }
-  const char* Stored(const RecordLoc& loc) const {
-    if (loc.chunk_id >= chunk_count_ ||
-        uint64_t{loc.offset} + loc.phys_length > chunks_[loc.chunk_id].size()) {
-      return nullptr;
-    }
-    return chunks_[loc.chunk_id].data() + loc.offset;
-  }
-
- private:
-  const absl::string_view* chunks_;
-  size_t chunk_count_;
-  const absl::string_view* segments_;
-  size_t segment_count_;
-  const char* checksums_;
-  uint64_t checksums_size_;
-};
 
 }  // namespace
 
@@ -312,25 +268,9 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
     }
     const char* const stored = flat.Stored(loc);
     if (ABSL_PREDICT_FALSE(stored == nullptr)) return i;
-    if (check) {
-      const char* const checksum_entry = flat.ChecksumEntry(index);
-      if (ABSL_PREDICT_FALSE(checksum_entry == nullptr)) return i;
-      const ChecksumEntry expected =
-          integrity_format::DecodeEntry(checksum_entry);
-      // No entry: a record appended by a program that keeps no
-      // checksums.lx, unverified (as `Classify` has it).
-      if (!expected.empty()) {
-        const uint64_t binding =
-            entry != nullptr
-                ? Checksum(absl::string_view(entry, kRecordLocBytes))
-                : integrity_format::BindingOf(loc);
-        if (ABSL_PREDICT_FALSE(
-                binding != expected.binding ||
-                Checksum(absl::string_view(stored, loc.phys_length)) !=
-                    expected.checksum)) {
-          return i;
-        }
-      }
+    if (check &&
+        ABSL_PREDICT_FALSE(!flat.MatchesChecksum(index, loc, entry, stored))) {
+      return i;
     }
     if (raw_) {
       std::memcpy(destination.data(), stored, loc.phys_length);

@@ -2,7 +2,9 @@
 // in pairs (a shaped record's payload and its shape record). Through the
 // mappings it reads both table entries, the companion's checksum entry and
 // its stored bytes straight from the mapped files, in one pass over the
-// batch with no lock or allocation per record; where the VFS does not map,
+// batch with no lock or allocation per record (an inline loop over a
+// `FlatView`, a raw companion visited where it lies, and anything unusual
+// handed to the general per-record step); where the VFS does not map,
 // it reads the entries in runs and each companion through `ReadAt`. Either
 // way the companion goes through the gather's own per-record step
 // (`GatherMapped` or `GatherOne`), so it is checked, and its errors are
@@ -16,6 +18,9 @@
 #include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "loaderx/spi/status_macros.h"
+#include "src/engine_sharding.h"
+#include "src/flat_view.h"
+#include "src/integrity_format.h"
 #include "src/record_engine.h"
 
 namespace loaderx {
@@ -25,6 +30,10 @@ using store_format::kRecordLocBytes;
 using store_format::OffsetInSegment;
 using store_format::RecordLoc;
 using store_format::SegmentOf;
+
+// How far ahead the inline path of `LocatePairs` prefetches.
+constexpr size_t kPairsAhead = 8;
+constexpr size_t kBytesAhead = 4;
 
 // OutOfRange unless both records of every pair exist (as `CheckIndices`,
 // naming the first missing record and its pair's position).
@@ -42,11 +51,16 @@ absl::Status CheckPairs(absl::Span<const uint64_t> firsts, uint64_t length) {
 
 }  // namespace
 
+int RecordEngine::LocateBlocks(size_t pairs) const {
+  return ShardsFor(pairs, pool_->concurrency(), kLocatePairsPerBlock);
+}
+
 absl::Status RecordEngine::LocatePairs(
     absl::Span<const uint64_t> firsts, uint64_t max_companion_bytes,
     absl::Span<RecordLoc> payload_locs,
     absl::FunctionRef<absl::Status(size_t, uint64_t)> oversized,
-    absl::FunctionRef<absl::Status(size_t, absl::string_view)> visit) const {
+    absl::FunctionRef<absl::Status(int, size_t, absl::string_view)> visit)
+    const {
   if (payload_locs.size() != firsts.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("locate: ", firsts.size(), " pairs but ",
@@ -54,6 +68,27 @@ absl::Status RecordEngine::LocatePairs(
   }
   const uint64_t length = this->length();
   LOADERX_RETURN_IF_ERROR(CheckPairs(firsts, length));
+  const int blocks = LocateBlocks(firsts.size());
+  const auto locate_block = [&](int block) -> absl::Status {
+    return LocatePairBlock(firsts, firsts.size() * block / blocks,
+                           firsts.size() * (block + 1) / blocks, length,
+                           max_companion_bytes, payload_locs, oversized,
+                           [&](size_t k, absl::string_view bytes) {
+                             return visit(block, k, bytes);
+                           });
+  };
+  // The lowest failed block's error is the first failed pair's, as a pass
+  // in batch order would report.
+  if (blocks == 1) return locate_block(0);
+  return pool_->TryParallelFor(blocks, locate_block);
+}
+
+absl::Status RecordEngine::LocatePairBlock(
+    absl::Span<const uint64_t> firsts, size_t begin, size_t end,
+    uint64_t length, uint64_t max_companion_bytes,
+    absl::Span<RecordLoc> payload_locs,
+    absl::FunctionRef<absl::Status(size_t, uint64_t)> oversized,
+    absl::FunctionRef<absl::Status(size_t, absl::string_view)> visit) const {
   DecompressionContextPool::Lease context;
   if (!raw_) {
     LOADERX_ASSIGN_OR_RETURN(context, decompression_contexts_.Acquire());
@@ -62,13 +97,86 @@ absl::Status RecordEngine::LocatePairs(
   // the next is read.
   ScratchBuffer scratch;
   const absl::Span<char> buffer = scratch.Get(max_companion_bytes);
-  size_t i = 0;
+  size_t i = begin;
   StoreMappings& mappings = files_->mappings();
   if (mappings.enabled()) {
     std::shared_ptr<const MappedView> view = mappings.Current();
     const bool overlaid = !overlay_.empty();
-    for (; i < firsts.size(); ++i) {
+    // Made again whenever the general path below replaces `view`
+    // (extended to a record past the mapped prefix).
+    FlatView flat(*view);
+    const MappedView* flat_of = view.get();
+    const bool check = verify_ && integrity_ != nullptr;
+    // The inline path for pair `k` (nothing overlaid; both entries, the
+    // companion's bytes and its checksum entry mapped; the bytes match):
+    // the companion visited where it lies (raw) or decoded into `buffer`.
+    // False hands the pair to the general path below, which reports.
+    const auto visit_inline = [&](size_t k, absl::Status& visited) {
+      const char* const entry = flat.Entry(firsts[k]);
+      const char* const companion_entry = flat.Entry(firsts[k] + 1);
+      if (ABSL_PREDICT_FALSE(entry == nullptr || companion_entry == nullptr)) {
+        return false;
+      }
+      const RecordLoc companion =
+          store_format::DecodeRecordLoc(companion_entry);
+      const char* const stored = flat.Stored(companion);
+      if (ABSL_PREDICT_FALSE(
+              stored == nullptr ||
+              companion.logic_length > max_companion_bytes ||
+              (raw_ && companion.phys_length != companion.logic_length) ||
+              (check && !flat.MatchesChecksum(firsts[k] + 1, companion,
+                                              companion_entry, stored)))) {
+        return false;
+      }
+      absl::string_view bytes(stored, companion.phys_length);
+      if (!raw_) {
+        const absl::Span<char> decoded =
+            buffer.subspan(0, companion.logic_length);
+        if (ABSL_PREDICT_FALSE(
+                !context.get()->Decompress(bytes, decoded).ok())) {
+          return false;
+        }
+        bytes = absl::string_view(decoded.data(), decoded.size());
+      }
+      payload_locs[k] = store_format::DecodeRecordLoc(entry);
+      visited = visit(k, bytes);
+      return true;
+    };
+    for (; i < end; ++i) {
       const uint64_t index = firsts[i];
+      if (ABSL_PREDICT_FALSE(view.get() != flat_of)) {
+        flat = FlatView(*view);
+        flat_of = view.get();
+      }
+      if (ABSL_PREDICT_TRUE(!overlaid)) {
+        // A pair costs fewer instructions than the processor looks ahead:
+        // fetch entries `kPairsAhead` pairs ahead, the companion's checksum
+        // entry and bytes (their entries in cache by then) `kBytesAhead`.
+        if (ABSL_PREDICT_TRUE(i + kPairsAhead < end)) {
+          if (const char* ahead = flat.Entry(firsts[i + kPairsAhead])) {
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + 2 * kRecordLocBytes - 1);
+          }
+        }
+        if (ABSL_PREDICT_TRUE(i + kBytesAhead < end)) {
+          const uint64_t ahead = firsts[i + kBytesAhead] + 1;
+          if (const char* entry = flat.Entry(ahead)) {
+            if (const char* stored =
+                    flat.Stored(store_format::DecodeRecordLoc(entry))) {
+              __builtin_prefetch(stored);
+            }
+          }
+          if (const char* entry = flat.ChecksumEntry(ahead)) {
+            __builtin_prefetch(entry);
+            __builtin_prefetch(entry + integrity_format::kEntryBytes - 1);
+          }
+        }
+        absl::Status visited;
+        if (ABSL_PREDICT_TRUE(visit_inline(i, visited))) {
+          LOADERX_RETURN_IF_ERROR(visited);
+          continue;
+        }
+      }
       RecordLoc companion;
       // The fast path: both entries in the mapped prefix of one segment.
       const absl::string_view segment = view->segment(SegmentOf(index));
@@ -102,19 +210,19 @@ absl::Status RecordEngine::LocatePairs(
       LOADERX_RETURN_IF_ERROR(
           visit(i, absl::string_view(bytes.data(), bytes.size())));
     }
-    if (i == firsts.size()) return absl::OkStatus();
+    if (i == end) return absl::OkStatus();
   }
   // Positional reads: the rest's entries in runs (each pair is one), then
   // each companion.
-  std::vector<uint64_t> physical(2 * (firsts.size() - i));
+  std::vector<uint64_t> physical(2 * (end - i));
   std::vector<RecordLoc> locs(physical.size());
-  for (size_t k = 0; k < firsts.size() - i; ++k) {
+  for (size_t k = 0; k < end - i; ++k) {
     physical[2 * k] = firsts[i + k];
     physical[2 * k + 1] = firsts[i + k] + 1;
   }
   LOADERX_RETURN_IF_ERROR(ReadLocRuns(physical, absl::MakeSpan(locs)));
   std::string staging;
-  for (size_t k = 0; i < firsts.size(); ++i, ++k) {
+  for (size_t k = 0; i < end; ++i, ++k) {
     payload_locs[i] = locs[2 * k];
     const RecordLoc& companion = locs[2 * k + 1];
     if (companion.logic_length > max_companion_bytes) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -223,12 +224,26 @@ absl::StatusOr<std::string> RecordEngine::VerifyOne(
 }
 
 absl::StatusOr<VerifyReport> RecordEngine::Verify(
-    uint64_t group,
-    const std::function<absl::Status(uint64_t)>& check_group) const {
+    uint64_t group, const std::function<absl::Status(uint64_t)>& check_group,
+    const VerifyProgress& progress) const {
   group = std::max<uint64_t>(group, 1);
   const uint64_t groups = length() / group;
   const int shards = ShardsFor(groups, pool_->concurrency(), 64);
   std::vector<VerifyReport> parts(shards);
+  // Every shard adds what it examined to `done` every `kProgressGroups`
+  // groups (and at its end) and reports the sum under `progress_mutex`, so
+  // the callback never runs twice at once and `done` reaches `groups` in
+  // the last call.
+  constexpr uint64_t kProgressGroups = 4096;
+  std::mutex progress_mutex;
+  uint64_t done = 0;
+  const auto report_progress = [&](uint64_t examined) {
+    if (!progress || examined == 0) return;
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    done += examined;
+    progress(done, groups);
+  };
+  if (groups == 0 && progress) progress(0, 0);
   LOADERX_RETURN_IF_ERROR(
       pool_->TryParallelFor(shards, [&](int shard) -> absl::Status {
         VerifyReport& part = parts[shard];
@@ -240,7 +255,13 @@ absl::StatusOr<VerifyReport> RecordEngine::Verify(
         ScratchBuffer decoded;
         const uint64_t begin = groups * shard / shards;
         const uint64_t end = groups * (shard + 1) / shards;
+        uint64_t unreported = 0;
         for (uint64_t g = begin; g < end; ++g) {
+          if (unreported == kProgressGroups) {
+            report_progress(unreported);
+            unreported = 0;
+          }
+          ++unreported;
           std::string problem;
           bool all_verified = true;
           for (uint64_t i = g * group; i < (g + 1) * group && problem.empty();
@@ -268,6 +289,7 @@ absl::StatusOr<VerifyReport> RecordEngine::Verify(
             ++part.unverified;
           }
         }
+        report_progress(unreported);
         return absl::OkStatus();
       }));
   VerifyReport report;

@@ -103,7 +103,7 @@ TEST_F(ReferenceFixtureTest, RaggedRaw) {
         buffer.resize(bytes);
         return absl::StatusOr<absl::Span<char>>(absl::MakeSpan(buffer));
       }));
-  EXPECT_EQ(batch.shapes, shapes);
+  EXPECT_EQ(batch.shapes.ToVectors(), shapes);
   for (uint64_t record = 0; record < 5; ++record) {
     const uint64_t end =
         record + 1 < 5 ? batch.offsets[record + 1] : batch.total_bytes;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "loaderx/error_code.h"
@@ -37,35 +38,35 @@ std::optional<uint64_t> ShapeBytes(absl::Span<const uint64_t> shape,
 
 absl::Status AppendShapeRecord(absl::string_view bytes, uint64_t item_size,
                                uint64_t payload_bytes, uint64_t index,
-                               std::vector<uint64_t>& dims) {
+                               BatchShapes& shapes) {
   auto corrupt = [&](absl::string_view why) {
     return CorruptRecordError(
         absl::StrCat("record ", index, ": its shape record ", why));
   };
-  if (bytes.size() < 8 || bytes.size() % 8 != 0) {
+  if (ABSL_PREDICT_FALSE(bytes.size() < 8 || bytes.size() % 8 != 0)) {
     return corrupt(absl::StrCat("has ", bytes.size(),
                                 " bytes, not a nonzero multiple of 8"));
   }
   const uint64_t rank = LoadLittle<uint64_t>(bytes.data());
-  if (rank > kMaxShapeDimensions || bytes.size() / 8 != rank + 1) {
+  if (ABSL_PREDICT_FALSE(rank > kMaxShapeDimensions ||
+                         bytes.size() / 8 != rank + 1)) {
     return corrupt(absl::StrCat("declares rank ", rank, " in ",
                                 bytes.size() / 8, " words"));
   }
-  const size_t first = dims.size();
+  uint64_t dims[kMaxShapeDimensions];
   for (uint64_t d = 0; d < rank; ++d) {
-    dims.push_back(LoadLittle<uint64_t>(&bytes[8 * (d + 1)]));
+    dims[d] = LoadLittle<uint64_t>(&bytes[8 * (d + 1)]);
   }
-  const absl::Span<const uint64_t> shape =
-      absl::MakeConstSpan(dims).subspan(first);
+  const absl::Span<const uint64_t> shape(dims, rank);
   const std::optional<uint64_t> total =
       ShapeBytes(shape, item_size, payload_bytes);
-  if (!total.has_value() || *total == 0 || *total != payload_bytes) {
-    absl::Status error = corrupt(absl::StrCat(
-        "(", absl::StrJoin(shape, ", "), ") of ", item_size,
-        "-byte items disagrees with its ", payload_bytes, "-byte payload"));
-    dims.resize(first);
-    return error;
+  if (ABSL_PREDICT_FALSE(!total.has_value() || *total == 0 ||
+                         *total != payload_bytes)) {
+    return corrupt(absl::StrCat("(", absl::StrJoin(shape, ", "), ") of ",
+                                item_size, "-byte items disagrees with its ",
+                                payload_bytes, "-byte payload"));
   }
+  shapes.Add(shape);
   return absl::OkStatus();
 }
 
@@ -73,10 +74,10 @@ absl::StatusOr<std::vector<uint64_t>> DecodeShapeRecord(absl::string_view bytes,
                                                         uint64_t item_size,
                                                         uint64_t payload_bytes,
                                                         uint64_t index) {
-  std::vector<uint64_t> shape;
+  BatchShapes shapes;
   LOADERX_RETURN_IF_ERROR(
-      AppendShapeRecord(bytes, item_size, payload_bytes, index, shape));
-  return shape;
+      AppendShapeRecord(bytes, item_size, payload_bytes, index, shapes));
+  return std::vector<uint64_t>(shapes[0].begin(), shapes[0].end());
 }
 
 }  // namespace loaderx

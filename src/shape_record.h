@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "loaderx/shaped_record.h"
 
 namespace loaderx {
 
@@ -46,11 +47,11 @@ absl::StatusOr<std::vector<uint64_t>> DecodeShapeRecord(absl::string_view bytes,
                                                         uint64_t payload_bytes,
                                                         uint64_t index);
 
-// `DecodeShapeRecord` appending the shape's dimensions to `dims` (a batch's
-// shapes, back to back), which is left as it was on error.
+// `DecodeShapeRecord` adding the shape to `shapes` (a batch's), which is
+// left as it was on error.
 absl::Status AppendShapeRecord(absl::string_view bytes, uint64_t item_size,
                                uint64_t payload_bytes, uint64_t index,
-                               std::vector<uint64_t>& dims);
+                               BatchShapes& shapes);
 
 }  // namespace loaderx
 

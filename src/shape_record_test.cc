@@ -67,5 +67,26 @@ TEST(ShapeRecordTest, AnythingElseIsACorruptRecord) {
   }
 }
 
+TEST(ShapeRecordTest, ABatchsShapesAreAddedFlatAndKeptOnError) {
+  BatchShapes shapes;
+  ASSERT_OK(AppendShapeRecord(EncodeShapeRecord({2, 3}), 4, 24, 0, shapes));
+  ASSERT_OK(AppendShapeRecord(EncodeShapeRecord({}), 4, 4, 1, shapes));
+  // Disagrees with its payload: refused, the batch as it was.
+  EXPECT_STATUS_CODE(
+      AppendShapeRecord(EncodeShapeRecord({5}), 4, 24, 2, shapes),
+      absl::StatusCode::kDataLoss);
+  ASSERT_OK(AppendShapeRecord(EncodeShapeRecord({7}), 1, 7, 3, shapes));
+  ASSERT_EQ(shapes.size(), 3u);
+  EXPECT_THAT(shapes[0], ElementsAre(2, 3));
+  EXPECT_THAT(shapes[1], IsEmpty());
+  EXPECT_THAT(shapes[2], ElementsAre(7));
+  EXPECT_EQ(shapes, BatchShapes::Of({{2, 3}, {}, {7}}));
+  EXPECT_NE(shapes, BatchShapes::Of({{2}, {3}, {7}}));  // Same dims, split.
+  EXPECT_EQ(shapes.ToVectors(),
+            (std::vector<std::vector<uint64_t>>{{2, 3}, {}, {7}}));
+  shapes.Clear();
+  EXPECT_TRUE(shapes.empty());
+}
+
 }  // namespace
 }  // namespace loaderx

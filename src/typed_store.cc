@@ -17,6 +17,7 @@
 #include "src/record_engine.h"
 #include "src/record_layout.h"
 #include "src/shape_record.h"
+#include "src/store_access_lock.h"
 #include "src/typed_header.h"
 
 namespace loaderx {
@@ -152,7 +153,8 @@ TypedStore::TypedStore(std::unique_ptr<RecordEngine> engine,
       owner_(std::move(owner)),
       identity_(std::move(identity)),
       geometry_(geometry),
-      layout_(MakeRecordLayout(*engine_, identity_, geometry_)) {}
+      layout_(MakeRecordLayout(*engine_, identity_, geometry_)),
+      access_(std::make_unique<StoreAccessLock>()) {}
 
 TypedStore::~TypedStore() = default;
 
@@ -368,6 +370,7 @@ absl::Status TypedStore::CheckRecord(const ShapedRecord& record,
 
 absl::StatusOr<uint64_t> TypedStore::Append(
     absl::Span<const ShapedRecord> records) {
+  const StoreAccessLock::Shared access(*access_);
   if (records.empty()) {
     return absl::InvalidArgumentError("append needs at least one record");
   }
@@ -378,6 +381,7 @@ absl::StatusOr<uint64_t> TypedStore::Append(
 }
 
 absl::StatusOr<uint64_t> TypedStore::AppendBatch(const ShapedRecord& batch) {
+  const StoreAccessLock::Shared access(*access_);
   // A 0-d array is one record of shape (), as the reference reshapes it.
   const uint64_t count = batch.shape.empty() ? 1 : batch.shape[0];
   if (count == 0) {
@@ -407,6 +411,7 @@ absl::Status TypedStore::RequireFixedWidth(absl::string_view operation) const {
 }
 
 absl::StatusOr<uint64_t> TypedStore::AppendFixed(absl::string_view data) {
+  const StoreAccessLock::Shared access(*access_);
   LOADERX_RETURN_IF_ERROR(RequireFixedWidth("append"));
   if (data.empty() || data.size() % geometry_.record_width != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -419,18 +424,21 @@ absl::StatusOr<uint64_t> TypedStore::AppendFixed(absl::string_view data) {
 
 absl::StatusOr<ShapedBatch> TypedStore::Read(absl::Span<const uint64_t> indices,
                                              BatchAllocator allocate) const {
+  const StoreAccessLock::Shared access(*access_);
   LOADERX_RETURN_IF_ERROR(CheckIndices(indices, size()));
   return layout_->Read(indices, allocate);
 }
 
 absl::Status TypedStore::GatherFixed(absl::Span<const uint64_t> indices,
                                      absl::Span<char> destination) const {
+  const StoreAccessLock::Shared access(*access_);
   LOADERX_RETURN_IF_ERROR(RequireFixedWidth("gather"));
   return engine_->GatherFixed(indices, geometry_.record_width, destination);
 }
 
 absl::StatusOr<std::vector<std::vector<uint64_t>>> TypedStore::Shapes(
     absl::Span<const uint64_t> indices) const {
+  const StoreAccessLock::Shared access(*access_);
   LOADERX_RETURN_IF_ERROR(CheckIndices(indices, size()));
   return layout_->Shapes(indices);
 }
@@ -438,11 +446,13 @@ absl::StatusOr<std::vector<std::vector<uint64_t>>> TypedStore::Shapes(
 absl::Status TypedStore::Gather(
     absl::Span<const uint64_t> indices,
     absl::Span<const absl::Span<char>> destinations) const {
+  const StoreAccessLock::Shared access(*access_);
   LOADERX_RETURN_IF_ERROR(CheckIndices(indices, size()));
   return layout_->Gather(indices, destinations);
 }
 
 absl::Status TypedStore::Delete(absl::Span<const uint64_t> indices) {
+  const StoreAccessLock::Exclusive access(*access_);
   LOADERX_RETURN_IF_ERROR(CheckIndices(indices, size()));
   // A record's engine records go together: the engine's descending
   // swap-last moves the last group's k-th record into the k-th slot.
@@ -455,25 +465,35 @@ absl::Status TypedStore::Delete(absl::Span<const uint64_t> indices) {
   return engine_->Delete(physical);
 }
 
-absl::Status TypedStore::Compact() { return engine_->Compact(); }
+absl::Status TypedStore::Compact() {
+  const StoreAccessLock::Exclusive access(*access_);
+  return engine_->Compact();
+}
 
 absl::StatusOr<StoreStats> TypedStore::Stats() const {
+  const StoreAccessLock::Shared access(*access_);
   LOADERX_ASSIGN_OR_RETURN(StoreStats stats, engine_->Stats());
   stats.records /= layout_->group();
   return stats;
 }
 
-absl::Status TypedStore::Sync() { return engine_->Sync(); }
+absl::Status TypedStore::Sync() {
+  const StoreAccessLock::Shared access(*access_);
+  return engine_->Sync();
+}
 
-absl::StatusOr<VerifyReport> TypedStore::Verify() const {
+absl::StatusOr<VerifyReport> TypedStore::Verify(
+    const VerifyProgress& progress) const {
+  const StoreAccessLock::Shared access(*access_);
   // A group of engine records (a ragged record's payload and shape) is one
   // record, verified when all of them are; the layout's own check catches
   // damage no checksum shows (1.7.7's records have none).
   LOADERX_ASSIGN_OR_RETURN(
       VerifyReport report,
-      engine_->Verify(layout_->group(), [this](uint64_t index) {
-        return layout_->CheckStoredRecord(index);
-      }));
+      engine_->Verify(
+          layout_->group(),
+          [this](uint64_t index) { return layout_->CheckStoredRecord(index); },
+          progress));
   report.metadata_verified = report.metadata_verified && typed_header_verified_;
   return report;
 }

@@ -262,8 +262,9 @@ TEST_F(TypedStoreTest, RaggedRecordsKeepTheirExactShapes) {
   RaggedBatch batch;
   EXPECT_THAT(ReadAll(*store, {2, 0, 2}, &batch),
               ElementsAre(Bytes(c), Bytes(a), Bytes(c)));
-  EXPECT_THAT(batch.shapes, ElementsAre(ElementsAre(2, 3), ElementsAre(3),
-                                        ElementsAre(2, 3)));
+  EXPECT_THAT(
+      batch.shapes.ToVectors(),
+      ElementsAre(ElementsAre(2, 3), ElementsAre(3), ElementsAre(2, 3)));
   EXPECT_THAT(batch.offsets, ElementsAre(0, 24, 36));
   EXPECT_EQ(batch.total_bytes, 60u);
   EXPECT_TRUE(ReadAll(*store, {}).empty());

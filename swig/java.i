@@ -293,8 +293,8 @@ class JavaOutputBuffer final : public loaderx::binding::OutputBuffer {
   jenv->SetObjectArrayElement($result, 0, offsets);
   jenv->DeleteLocalRef(offsets);
   for (size_t i = 0; i < layout.shapes.size(); ++i) {
-    jlongArray shape =
-        JavaLongs(jenv, layout.shapes[i].data(), layout.shapes[i].size());
+    const absl::Span<const uint64_t> dims = layout.shapes[i];
+    jlongArray shape = JavaLongs(jenv, dims.data(), dims.size());
     if (shape == nullptr) return $null;
     jenv->SetObjectArrayElement($result, static_cast<jsize>(i + 1), shape);
     jenv->DeleteLocalRef(shape);

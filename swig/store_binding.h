@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "loaderx/dtype.h"
+#include "loaderx/shaped_record.h"
 #include "loaderx/store_options.h"
 #include "swig/binding.h"
 
@@ -123,7 +124,7 @@ using RecordArrays = std::vector<RecordArray>;
 // `shapes[i]` and starts at byte `offsets[i]` (Python: a (list of shape
 // tuples, list of offsets) tuple).
 struct BatchLayout {
-  std::vector<std::vector<uint64_t>> shapes;
+  BatchShapes shapes;
   std::vector<uint64_t> offsets;
 };
 

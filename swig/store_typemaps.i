@@ -332,7 +332,7 @@ PyObject* BatchLayoutToPython(const loaderx::binding::BatchLayout& layout) {
     return nullptr;
   }
   for (Py_ssize_t i = 0; i < n; ++i) {
-    const std::vector<uint64_t>& shape = layout.shapes[i];
+    const absl::Span<const uint64_t> shape = layout.shapes[i];
     PyObject* dims = PyTuple_New(static_cast<Py_ssize_t>(shape.size()));
     PyObject* offset = PyLong_FromUnsignedLongLong(layout.offsets[i]);
     if (dims == nullptr || offset == nullptr) {

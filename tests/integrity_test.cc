@@ -3,8 +3,10 @@
 // (loaderx 1.7.7, simulated by `ForeignWriter`) wrote or moved is reported
 // as unverified, never as damage.
 
+#include <atomic>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_join.h"
@@ -312,6 +314,36 @@ TEST(TypedIntegrityTest, RaggedVerifyCountsPairsAndChecksShapes) {
   EXPECT_EQ(report.verified, 2u);
   EXPECT_TRUE(report.metadata_verified);
   EXPECT_TRUE(report.ok());
+}
+
+TEST(TypedIntegrityTest, VerifyReportsItsProgressUpToEveryRecord) {
+  ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("memory"));
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       RaggedStore::Create(*vfs, "/s", DType::Simple("|u1")));
+  constexpr uint64_t kRecords = 10000;  // Several progress steps per shard.
+  const std::string bytes(kRecords, 'x');
+  std::vector<RaggedRecord> records(kRecords);
+  for (uint64_t i = 0; i < kRecords; ++i) {
+    records[i] = {absl::string_view(bytes).substr(i, 1), {1}};
+  }
+  ASSERT_OK(store->Append(records));
+  std::atomic<bool> inside{false};
+  std::vector<std::pair<uint64_t, uint64_t>> calls;
+  ASSERT_OK_AND_ASSIGN(
+      VerifyReport report, store->Verify([&](uint64_t done, uint64_t total) {
+        EXPECT_FALSE(inside.exchange(true)) << "two progress calls at once";
+        calls.emplace_back(done, total);
+        inside = false;
+      }));
+  EXPECT_EQ(report.verified, kRecords);
+  ASSERT_GE(calls.size(), 2u);
+  for (size_t k = 0; k < calls.size(); ++k) {
+    EXPECT_EQ(calls[k].second, kRecords);  // Records, not engine records.
+    if (k > 0) {
+      EXPECT_GT(calls[k].first, calls[k - 1].first);
+    }
+  }
+  EXPECT_EQ(calls.back().first, kRecords);
 }
 
 }  // namespace

@@ -94,7 +94,7 @@ void TypedStoreConformanceTest::ExpectRecords(
   }
   // The same through `Shapes` and `Gather`, into buffers of the caller's.
   ASSERT_OK_AND_ASSIGN(auto shapes, store.Shapes(indices));
-  EXPECT_EQ(shapes, batch.shapes);
+  EXPECT_EQ(shapes, batch.shapes.ToVectors());
   std::vector<std::string> owned(indices.size());
   std::vector<absl::Span<char>> destinations(indices.size());
   for (size_t k = 0; k < indices.size(); ++k) {

@@ -41,6 +41,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "loaderx/dtype.h"
+#include "loaderx/shaped_record.h"
 
 namespace loaderx {
 
@@ -142,7 +143,7 @@ class StreamBatch {
   // `AllocateRagged` returned. InvalidArgument, leaving the batch empty,
   // unless every record is nonempty, starts at a multiple of the item size
   // and lies within that buffer.
-  absl::Status SetRaggedLayout(std::vector<std::vector<uint64_t>> shapes,
+  absl::Status SetRaggedLayout(BatchShapes shapes,
                                absl::Span<const uint64_t> offsets);
   // Empties the batch, keeping its buffer.
   void Clear();
@@ -155,8 +156,7 @@ class StreamBatch {
   // too large.
   absl::StatusOr<uint64_t> RaggedRecordBytes(
       size_t i, absl::Span<const uint64_t> shape) const;
-  void AddRaggedRecord(absl::Span<const uint64_t> shape, uint64_t offset,
-                       uint64_t bytes);
+  void AddRaggedRecord(uint64_t offset, uint64_t bytes);
 
   std::shared_ptr<const StreamSpec> spec_;
   // `capacity_` bytes, `kBufferAlignment`-aligned; `data_` is its pointer.
@@ -164,12 +164,9 @@ class StreamBatch {
   char* data_ = nullptr;
   uint64_t capacity_ = 0;
   uint64_t data_bytes_ = 0;
-  std::vector<uint64_t> offsets_;  // Per record.
-  std::vector<uint64_t> sizes_;    // Per record.
-  // Ragged: every record's dimensions back to back, record i's at
-  // [dims_begin_[i], dims_begin_[i + 1]).
-  std::vector<uint64_t> dims_;
-  std::vector<size_t> dims_begin_;
+  std::vector<uint64_t> offsets_;               // Per record.
+  std::vector<uint64_t> sizes_;                 // Per record.
+  BatchShapes shapes_;                          // Ragged, per record.
   std::vector<absl::Span<char>> destinations_;  // Ragged, per record.
 };
 

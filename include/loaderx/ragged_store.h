@@ -97,7 +97,10 @@ class RaggedStore {
   absl::Status Sync();
 
   // See `TypedStore::Verify`: every record checked, every damaged one named.
-  absl::StatusOr<VerifyReport> Verify() const { return store_->Verify(); }
+  absl::StatusOr<VerifyReport> Verify(
+      const VerifyProgress& progress = nullptr) const {
+    return store_->Verify(progress);
+  }
   // Whether this handle was opened read-only (`StoreOptions::read_only`).
   bool read_only() const { return store_->read_only(); }
 

@@ -5,6 +5,7 @@
 #define LOADERX_STORE_OPTIONS_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -64,6 +65,13 @@ struct VerifyReport {
 
   bool ok() const { return damaged.empty(); }
 };
+
+// How far a `Verify` has got: called with the records examined so far and
+// the records it examines in all (`done` grows to `total`; the last call
+// has them equal). Calls come from the threads doing the work, never two
+// at once, after every few thousand records; the callback must not call
+// back into the store.
+using VerifyProgress = std::function<void(uint64_t done, uint64_t total)>;
 
 // The reference's open-or-create constructor, `DenseStore(path, dtype=None,
 // item_shape=None, codec=None, dict_bytes=None)`, as a request: every field

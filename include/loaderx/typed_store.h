@@ -19,9 +19,12 @@
 // store object holds the directory's lock for its lifetime: a second
 // `Open`, here or in another process, fails with an `IsBusy` status.
 //
-// Thread safety: reads (`Read`, `Gather*`, `Shapes`), `size` and `Stats`
-// may run from many threads, also while one thread appends; `Delete` and
-// `Compact` need the store to themselves.
+// Thread safety: every call may come from any thread at once. Reads
+// (`Read`, `Gather*`, `Shapes`), appends, `Sync`, `Stats` and `Verify`
+// overlap (appends are serialised among themselves); `Delete` and
+// `Compact` wait for the calls in flight and hold new ones off until they
+// finish, so a store may be compacted while a loader reads it (whose later
+// indices past the new end are then OutOfRange).
 //
 // Errors: InvalidArgument for a malformed request (a record of the wrong
 // dtype, shape or byte count, an empty batch or record), OutOfRange naming
@@ -54,6 +57,7 @@ namespace loaderx {
 
 class RecordEngine;
 class RecordLayout;
+class StoreAccessLock;
 
 class TypedStore {
  public:
@@ -160,8 +164,10 @@ class TypedStore {
   // layout: a shape that does not describe its payload), reporting every
   // damaged record by index instead of stopping at the first. Memory: one
   // record buffer per thread. May run alongside gathers and appends; covers
-  // the records present when it starts.
-  absl::StatusOr<VerifyReport> Verify() const;
+  // the records present when it starts. `progress`, if given, is told how
+  // far it has got (`VerifyProgress`).
+  absl::StatusOr<VerifyReport> Verify(
+      const VerifyProgress& progress = nullptr) const;
 
   // Whether this handle was opened read-only (`StoreOptions::read_only`).
   bool read_only() const;
@@ -187,6 +193,9 @@ class TypedStore {
   std::unique_ptr<const RecordLayout> layout_;
   // store.zr matched the checksum written with it (false: it has none).
   bool typed_header_verified_ = false;
+  // Reads, appends, syncs, statistics and verification share it; `Delete`
+  // and `Compact` take it alone.
+  std::unique_ptr<StoreAccessLock> access_;
 };
 
 }  // namespace loaderx

@@ -99,7 +99,12 @@ std::optional<std::string> Probe::ReadOne(const TypedStore& store,
     Note(batch.status());
     return std::nullopt;
   }
-  const std::vector<uint64_t>& shape = batch->shapes.at(0);
+  if (batch->shapes.size() != 1) {
+    Fail(Outcome::kWrongData, absl::StrCat("record ", index, " read as ",
+                                           batch->shapes.size(), " shapes"));
+    return std::nullopt;
+  }
+  const absl::Span<const uint64_t> shape = batch->shapes[0];
   if (shape.size() != 1 || shape[0] != buffer.size()) {
     Fail(Outcome::kWrongData,
          absl::StrCat("record ", index, " read with shape (",

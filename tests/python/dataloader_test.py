@@ -266,3 +266,42 @@ def test_bad_streams_are_rejected(streams, tmp_path):
         DataLoader(streams, batch_size=0)
     with pytest.raises(OverflowError):
         DataLoader(streams, seed=-1)
+
+
+def test_a_store_may_be_compacted_while_a_loader_reads_it(tmp_path):
+    # Records 0..999 hold their index and are never deleted; another
+    # thread appends past them, deletes what it appended and compacts, over
+    # and over, while the loader reads: every batch is still exactly its
+    # records, and nothing fails. (The store holds reads off during a
+    # delete or compaction; //src:typed_store_concurrency_test is the test
+    # that catches a missing exclusion, which this one rarely overlaps.)
+    values = np.repeat(np.arange(1000, dtype=np.int64)[:, None], 256, axis=1)
+    store = DenseStore(tmp_path / "s", np.int64, (256,))
+    store.append(values)
+    errors = []
+
+    def churn():
+        try:
+            for _ in range(30):
+                store.append(np.full((100, 256), -1, np.int64))
+                # Holes that the last records move into, then the rest.
+                store.delete(list(range(1000, 1050)))
+                store.delete(list(range(1000, 1050)))
+                store.compact()
+        except Exception as error:  # Reported by the main thread.
+            errors.append(error)
+
+    with DataLoader({"x": store}, num_workers=2, batch_size=64) as loader:
+        sampler = Sampler(1000, 64, 2, 42)
+        writer = threading.Thread(target=churn)
+        writer.start()
+        steps = 0
+        while writer.is_alive() or steps < 50:
+            batch = next(loader)
+            expected = sampler.next()
+            assert (batch["x"] == expected[:, None]).all()
+            steps += 1
+        writer.join()
+    assert errors == []
+    assert len(store) == 1000
+    store.close()

@@ -217,6 +217,28 @@ def test_an_unfinished_creation_is_redone(tmp_path):
     assert damaged.value.code == -8
 
 
+def test_a_creation_whose_header_a_power_cut_garbled_is_redone(tmp_path):
+    path = tmp_path / "store"
+    DenseStore(path, np.int32, (2,)).close()
+    (path / "store.zr").unlink()
+    (path / "meta.zr").write_bytes(bytes(range(0x80, 0xa0)))  # not a header
+    with pytest.raises(ZrecordError, match="did not finish") as unfinished:
+        DenseStore(path)
+    assert unfinished.value.code == -8
+    with DenseStore(path, np.int32, (2,)) as ds:
+        assert len(ds) == 0
+        ds.append(np.ones((1, 2), np.int32))
+    # A store whose header is damaged is reported, never created over.
+    (path / "meta.zr").write_bytes(bytes(range(0x80, 0xa0)))
+    before = {f.name: f.read_bytes() for f in path.iterdir()}
+    for attempt in (lambda: DenseStore(path),
+                    lambda: DenseStore(path, np.int32, (2,))):
+        with pytest.raises(ZrecordError, match="meta.zr") as damaged:
+            attempt()
+        assert damaged.value.code == -8
+    assert {f.name: f.read_bytes() for f in path.iterdir()} == before
+
+
 def test_a_corrupt_shape_record_is_code_minus_7(tmp_path):
     with RaggedStore(tmp_path / "r", np.int32, codec="raw") as rs:
         rs.append([np.arange(3, dtype=np.int32)])

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tools/cli/command.h"
+#include "tools/cli/progress.h"
 #include "tools/cli/store_access.h"
 
 namespace loaderx::cli {
@@ -72,7 +73,17 @@ absl::Status RunVerify(const ParsedArguments& arguments,
   const std::string& path = arguments.positionals[0];
   absl::StatusOr<OpenedStore> opened = OpenStore(path, /*read_only=*/true);
   if (!opened.ok()) return opened.status();
-  absl::StatusOr<VerifyReport> verified = opened->store->Verify();
+  absl::StatusOr<VerifyReport> verified;
+  {
+    Progress progress(context.progress, context.progress_stream, "verify",
+                      opened->store->size(), "records");
+    uint64_t shown = 0;
+    verified = opened->store->Verify([&](uint64_t done, uint64_t) {
+      progress.Advance(done - shown);
+      shown = done;
+    });
+    if (verified.ok()) progress.Finish();
+  }
   if (!verified.ok()) return verified.status();
   Json report = Json::MakeObject();
   report.Set("path", path);

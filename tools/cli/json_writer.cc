@@ -88,7 +88,7 @@ std::string JsonQuote(absl::string_view text) {
   return out;
 }
 
-Json Json::Numbers(const std::vector<uint64_t>& numbers) {
+Json Json::Numbers(absl::Span<const uint64_t> numbers) {
   Array array(numbers.begin(), numbers.end());
   return Json(std::move(array));
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 
 namespace loaderx::cli {
 
@@ -36,7 +37,7 @@ class Json {
   static Json MakeObject() { return Json(Object{}); }
   static Json MakeArray() { return Json(Array{}); }
   // An array of unsigned integers (shapes, indices).
-  static Json Numbers(const std::vector<uint64_t>& numbers);
+  static Json Numbers(absl::Span<const uint64_t> numbers);
 
   // Adds a member to an object (the value must be one).
   Json& Set(std::string key, Json value);

@@ -86,7 +86,7 @@ absl::StatusOr<OpenedStore> CreateStore(absl::string_view path,
   return opened;
 }
 
-std::string ShapeText(const std::vector<uint64_t>& shape) {
+std::string ShapeText(absl::Span<const uint64_t> shape) {
   if (shape.size() == 1) return absl::StrCat("(", shape[0], ",)");
   return absl::StrCat("(", absl::StrJoin(shape, ", "), ")");
 }
@@ -168,7 +168,7 @@ absl::Status CopyRecords(const TypedStore& from, TypedStore& to,
             i + 1 < n ? read->offsets[i + 1] : read->total_bytes;
         records[i].data = absl::string_view(buffer).substr(
             read->offsets[i], end - read->offsets[i]);
-        records[i].shape = read->shapes[i];
+        records[i].shape.assign(read->shapes[i].begin(), read->shapes[i].end());
       }
       appended = to.Append(records).status();
       const uint64_t mean = std::max<uint64_t>(1, read->total_bytes / n);

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "loaderx/store_options.h"
 #include "loaderx/typed_store.h"
 #include "loaderx/vfs.h"
@@ -46,7 +47,7 @@ absl::StatusOr<Json> DescribeStore(absl::string_view path,
                                    const TypedStore& store);
 
 // "(3, 4)" for a shape, Python's spelling.
-std::string ShapeText(const std::vector<uint64_t>& shape);
+std::string ShapeText(absl::Span<const uint64_t> shape);
 
 // The store options for a new store: `codec`, `level` and the dictionary.
 StoreOptions NewStoreOptions(absl::string_view codec, int level,

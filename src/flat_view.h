@@ -1,0 +1,97 @@
+// `FlatView`: a `MappedView`'s mapped prefixes as plain arrays, for the
+// engine's inner read loops (`RecordEngine::GatherMappedRun`, the fast path
+// of `RecordEngine::LocatePairs`). It answers where a table entry, a
+// checksum entry or a record's stored bytes lie in the mapped files, or
+// null when they lie past what is mapped, and whether stored bytes match
+// their checksum entry. It never reports: a loop that gets null or false
+// hands the record to the general path (`GatherMapped`), which extends the
+// view, reads an overlay or words the error. A `FlatView` is valid while
+// the view it was made from is.
+
+#ifndef LOADERX_SRC_FLAT_VIEW_H_
+#define LOADERX_SRC_FLAT_VIEW_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "absl/base/optimization.h"
+#include "absl/strings/string_view.h"
+#include "src/checksum.h"
+#include "src/integrity_format.h"
+#include "src/store_format.h"
+#include "src/store_mappings.h"
+
+namespace loaderx {
+
+class FlatView {
+ public:
+  explicit FlatView(const MappedView& view)
+      : chunks_(view.chunks().data()),
+        chunk_count_(view.chunks().size()),
+        segments_(view.segments().data()),
+        segment_count_(view.segments().size()),
+        checksums_(view.checksums().data()),
+        checksums_size_(view.checksums().size()) {}
+
+  // Record `index`'s table entry (`kRecordLocBytes` bytes).
+  const char* Entry(uint64_t index) const {
+    const uint64_t segment = store_format::SegmentOf(index);
+    const uint64_t at = store_format::OffsetInSegment(index);
+    if (segment >= segment_count_ ||
+        at + store_format::kRecordLocBytes > segments_[segment].size()) {
+      return nullptr;
+    }
+    return segments_[segment].data() + at;
+  }
+  // Record `index`'s checksum entry (`integrity_format::kEntryBytes`).
+  const char* ChecksumEntry(uint64_t index) const {
+    const uint64_t entry_end =
+        integrity_format::EntryOffset(index) + integrity_format::kEntryBytes;
+    return entry_end <= checksums_size_
+               ? checksums_ + entry_end - integrity_format::kEntryBytes
+               : nullptr;
+  }
+  // The `loc.phys_length` stored bytes at `loc`.
+  const char* Stored(const store_format::RecordLoc& loc) const {
+    if (loc.chunk_id >= chunk_count_ ||
+        uint64_t{loc.offset} + loc.phys_length > chunks_[loc.chunk_id].size()) {
+      return nullptr;
+    }
+    return chunks_[loc.chunk_id].data() + loc.offset;
+  }
+
+  // Whether record `index`, at `loc`, with its stored bytes at `stored`,
+  // matches its checksum entry: true too for a record without one (appended
+  // by a program that keeps no checksums.lx, unverified, as
+  // `RecordEngine::Classify` has it); false when the checksum entry is past
+  // what is mapped. `entry` is the record's mapped table entry, whose bytes
+  // the binding hashes, or null when `loc` came from elsewhere (the binding
+  // is then recomputed from `loc`).
+  bool MatchesChecksum(uint64_t index, const store_format::RecordLoc& loc,
+                       const char* entry, const char* stored) const {
+    const char* const checksum_entry = ChecksumEntry(index);
+    if (ABSL_PREDICT_FALSE(checksum_entry == nullptr)) return false;
+    const integrity_format::ChecksumEntry expected =
+        integrity_format::DecodeEntry(checksum_entry);
+    if (expected.empty()) return true;
+    const uint64_t binding =
+        entry != nullptr
+            ? Checksum(absl::string_view(entry, store_format::kRecordLocBytes))
+            : integrity_format::BindingOf(loc);
+    return binding == expected.binding &&
+           Checksum(absl::string_view(stored, loc.phys_length)) ==
+               expected.checksum;
+  }
+
+ private:
+  const absl::string_view* chunks_;
+  size_t chunk_count_;
+  const absl::string_view* segments_;
+  size_t segment_count_;
+  const char* checksums_;
+  uint64_t checksums_size_;
+};
+
+}  // namespace loaderx
+
+#endif  // LOADERX_SRC_FLAT_VIEW_H_
