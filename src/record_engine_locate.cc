@@ -103,9 +103,11 @@ absl::Status RecordEngine::LocatePairBlock(
     std::shared_ptr<const MappedView> view = mappings.Current();
     const bool overlaid = !overlay_.empty();
     // Made again whenever the general path below replaces `view`
-    // (extended to a record past the mapped prefix).
+    // (extended to a record past the mapped prefix); `flat_of` keeps the
+    // view `flat` points into alive until then (a pointer compared with a
+    // freed view's could match the next one's).
     FlatView flat(*view);
-    const MappedView* flat_of = view.get();
+    std::shared_ptr<const MappedView> flat_of = view;
     const bool check = verify_ && integrity_ != nullptr;
     // The inline path for pair `k` (nothing overlaid; both entries, the
     // companion's bytes and its checksum entry mapped; the bytes match):
@@ -144,9 +146,9 @@ absl::Status RecordEngine::LocatePairBlock(
     };
     for (; i < end; ++i) {
       const uint64_t index = firsts[i];
-      if (ABSL_PREDICT_FALSE(view.get() != flat_of)) {
+      if (ABSL_PREDICT_FALSE(view != flat_of)) {
         flat = FlatView(*view);
-        flat_of = view.get();
+        flat_of = view;
       }
       if (ABSL_PREDICT_TRUE(!overlaid)) {
         // A pair costs fewer instructions than the processor looks ahead:
