@@ -39,13 +39,6 @@ inline int GatherShards(uint64_t records, uint64_t bytes, bool decodes,
   return ShardsFor(work, concurrency, kGatherShardCost);
 }
 
-// Pairs per block of `RecordEngine::LocatePairs` (a ragged read's first
-// pass): a pair costs ~480 instructions there (two entries, the shape
-// record's checksum, the shape's decoding and checks: callgrind,
-// `--measure=ragged`), so ~512 pairs outweigh a hand-off as ~800 raw
-// records do a gather's.
-inline constexpr uint64_t kLocatePairsPerBlock = 512;
-
 }  // namespace loaderx
 
 #endif  // LOADERX_SRC_ENGINE_SHARDING_H_

@@ -5,11 +5,9 @@
 // A batch read is two passes over the batch: the engine's `LocatePairs`
 // reads each record's two table entries and its shape record (checked as
 // any record is), and the layout checks the shape against the payload's
-// size, keeping every shape in one flat `BatchShapes` (a large batch's
-// first pass runs in blocks on the pool, each with its own, joined in
-// order); then one buffer of the batch's size is asked for, and the
-// engine's one-pass gather decodes every payload, already located,
-// straight into its place in it.
+// size, keeping every shape in one flat `BatchShapes`; then one buffer of the
+// batch's size is asked for, and the engine's one-pass gather decodes
+// every payload, already located, straight into its place in it.
 
 #include <cstdint>
 #include <memory>
@@ -126,17 +124,7 @@ class PayloadShapeLayout final : public RecordLayout {
       located.payload_indices[k] = 2 * indices[k];
     }
     located.payload_locs.resize(indices.size());
-    // The engine's blocks run at once: each adds to its own shapes, block
-    // 0 to the batch's, the others appended after it in order.
-    const int blocks = engine_.LocateBlocks(indices.size());
-    std::vector<BatchShapes> later_blocks(blocks - 1);
-    const auto shapes_of = [&](int block) -> BatchShapes& {
-      return block == 0 ? located.shapes : later_blocks[block - 1];
-    };
-    for (int block = 0; block < blocks; ++block) {
-      const size_t pairs = indices.size() / blocks + 1;
-      shapes_of(block).Reserve(pairs, 4 * pairs);  // Most ranks are 1-4.
-    }
+    located.shapes.Reserve(indices.size(), 4 * indices.size());  // Ranks 1-4.
     LOADERX_RETURN_IF_ERROR(engine_.LocatePairs(
         located.payload_indices, kMaxShapeRecordBytes,
         absl::MakeSpan(located.payload_locs),
@@ -145,12 +133,11 @@ class PayloadShapeLayout final : public RecordLayout {
               "record ", indices[k], ": its shape record claims ", bytes,
               " bytes, more than ", kMaxShapeDimensions, " dimensions take"));
         },
-        [&](int block, size_t k, absl::string_view shape) -> absl::Status {
+        [&](size_t k, absl::string_view shape) -> absl::Status {
           return AppendShapeRecord(shape, item_size_,
                                    located.payload_locs[k].logic_length,
-                                   indices[k], shapes_of(block));
+                                   indices[k], located.shapes);
         }));
-    for (const BatchShapes& block : later_blocks) located.shapes.Append(block);
     return located;
   }
 

@@ -163,28 +163,20 @@ class RecordEngine {
       absl::Span<const uint64_t> indices) const;
 
   // The first pass of a read of records stored in pairs (the shaped
-  // layout's payload `firsts[i]` and its shape record `firsts[i] + 1`): the
-  // payload's table entry into `payload_locs[i]`, then its companion record
-  // read and checked as any gather checks a record (bounds, size, checksum,
-  // decoding) and handed to `visit(block, i, its bytes)`. The batch is cut
-  // into `LocateBlocks(firsts.size())` contiguous blocks, block b holding
-  // pairs [n * b / blocks, n * (b + 1) / blocks); each block's pairs are
-  // visited in order, and blocks run at once on the pool (one block runs on
-  // the calling thread), so `visit` must keep each block's results apart.
-  // A companion of more than `max_companion_bytes` is not read:
+  // layout's payload `firsts[i]` and its shape record `firsts[i] + 1`), in
+  // one pass over the batch on the calling thread: the payload's table
+  // entry into `payload_locs[i]`, then its companion record read and
+  // checked as any gather checks a record (bounds, size, checksum,
+  // decoding) and handed to `visit(i, its bytes)`, in batch order. A
+  // companion of more than `max_companion_bytes` is not read:
   // `oversized(i, its size)` is returned instead. Reads the mapped files
   // directly where the VFS maps (no per-record lock or allocation), else
-  // through `ReadAt`. A failing block stops at its first error; the
-  // lowest failed block's is returned (so the first failed pair's).
+  // through `ReadAt`; the first error stops the pass.
   absl::Status LocatePairs(
       absl::Span<const uint64_t> firsts, uint64_t max_companion_bytes,
       absl::Span<store_format::RecordLoc> payload_locs,
       absl::FunctionRef<absl::Status(size_t, uint64_t)> oversized,
-      absl::FunctionRef<absl::Status(int, size_t, absl::string_view)> visit)
-      const;
-  // The blocks `LocatePairs` cuts a batch of `pairs` pairs into: one for a
-  // batch too small to be worth handing to another thread.
-  int LocateBlocks(size_t pairs) const;
+      absl::FunctionRef<absl::Status(size_t, absl::string_view)> visit) const;
 
   // `GatherVariable` for records already located: record `indices[i]`,
   // whose entry is `locs[i]`, into `destinations[i]`.
@@ -368,14 +360,6 @@ class RecordEngine {
   // `view`, a size or checksum mismatch, a failed decode; nothing is
   // reported), or `end`. Prefetches what records a few places ahead need.
   // Only while nothing is overlaid.
-  // `LocatePairs` of pairs [begin, end) of `firsts`, on the calling thread,
-  // visiting `visit(i, bytes)` in order.
-  absl::Status LocatePairBlock(
-      absl::Span<const uint64_t> firsts, size_t begin, size_t end,
-      uint64_t length, uint64_t max_companion_bytes,
-      absl::Span<store_format::RecordLoc> payload_locs,
-      absl::FunctionRef<absl::Status(size_t, uint64_t)> oversized,
-      absl::FunctionRef<absl::Status(size_t, absl::string_view)> visit) const;
   size_t GatherMappedRun(const MappedView& view,
                          absl::Span<const uint64_t> indices,
                          absl::Span<const store_format::RecordLoc> locs,

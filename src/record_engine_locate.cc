@@ -18,7 +18,6 @@
 #include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "loaderx/spi/status_macros.h"
-#include "src/engine_sharding.h"
 #include "src/flat_view.h"
 #include "src/integrity_format.h"
 #include "src/record_engine.h"
@@ -51,16 +50,11 @@ absl::Status CheckPairs(absl::Span<const uint64_t> firsts, uint64_t length) {
 
 }  // namespace
 
-int RecordEngine::LocateBlocks(size_t pairs) const {
-  return ShardsFor(pairs, pool_->concurrency(), kLocatePairsPerBlock);
-}
-
 absl::Status RecordEngine::LocatePairs(
     absl::Span<const uint64_t> firsts, uint64_t max_companion_bytes,
     absl::Span<RecordLoc> payload_locs,
     absl::FunctionRef<absl::Status(size_t, uint64_t)> oversized,
-    absl::FunctionRef<absl::Status(int, size_t, absl::string_view)> visit)
-    const {
+    absl::FunctionRef<absl::Status(size_t, absl::string_view)> visit) const {
   if (payload_locs.size() != firsts.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("locate: ", firsts.size(), " pairs but ",
@@ -68,27 +62,6 @@ absl::Status RecordEngine::LocatePairs(
   }
   const uint64_t length = this->length();
   LOADERX_RETURN_IF_ERROR(CheckPairs(firsts, length));
-  const int blocks = LocateBlocks(firsts.size());
-  const auto locate_block = [&](int block) -> absl::Status {
-    return LocatePairBlock(firsts, firsts.size() * block / blocks,
-                           firsts.size() * (block + 1) / blocks, length,
-                           max_companion_bytes, payload_locs, oversized,
-                           [&](size_t k, absl::string_view bytes) {
-                             return visit(block, k, bytes);
-                           });
-  };
-  // The lowest failed block's error is the first failed pair's, as a pass
-  // in batch order would report.
-  if (blocks == 1) return locate_block(0);
-  return pool_->TryParallelFor(blocks, locate_block);
-}
-
-absl::Status RecordEngine::LocatePairBlock(
-    absl::Span<const uint64_t> firsts, size_t begin, size_t end,
-    uint64_t length, uint64_t max_companion_bytes,
-    absl::Span<RecordLoc> payload_locs,
-    absl::FunctionRef<absl::Status(size_t, uint64_t)> oversized,
-    absl::FunctionRef<absl::Status(size_t, absl::string_view)> visit) const {
   DecompressionContextPool::Lease context;
   if (!raw_) {
     LOADERX_ASSIGN_OR_RETURN(context, decompression_contexts_.Acquire());
@@ -97,7 +70,7 @@ absl::Status RecordEngine::LocatePairBlock(
   // the next is read.
   ScratchBuffer scratch;
   const absl::Span<char> buffer = scratch.Get(max_companion_bytes);
-  size_t i = begin;
+  size_t i = 0;
   StoreMappings& mappings = files_->mappings();
   if (mappings.enabled()) {
     std::shared_ptr<const MappedView> view = mappings.Current();
@@ -144,7 +117,7 @@ absl::Status RecordEngine::LocatePairBlock(
       visited = visit(k, bytes);
       return true;
     };
-    for (; i < end; ++i) {
+    for (; i < firsts.size(); ++i) {
       const uint64_t index = firsts[i];
       if (ABSL_PREDICT_FALSE(view != flat_of)) {
         flat = FlatView(*view);
@@ -154,13 +127,13 @@ absl::Status RecordEngine::LocatePairBlock(
         // A pair costs fewer instructions than the processor looks ahead:
         // fetch entries `kPairsAhead` pairs ahead, the companion's checksum
         // entry and bytes (their entries in cache by then) `kBytesAhead`.
-        if (ABSL_PREDICT_TRUE(i + kPairsAhead < end)) {
+        if (ABSL_PREDICT_TRUE(i + kPairsAhead < firsts.size())) {
           if (const char* ahead = flat.Entry(firsts[i + kPairsAhead])) {
             __builtin_prefetch(ahead);
             __builtin_prefetch(ahead + 2 * kRecordLocBytes - 1);
           }
         }
-        if (ABSL_PREDICT_TRUE(i + kBytesAhead < end)) {
+        if (ABSL_PREDICT_TRUE(i + kBytesAhead < firsts.size())) {
           const uint64_t ahead = firsts[i + kBytesAhead] + 1;
           if (const char* entry = flat.Entry(ahead)) {
             if (const char* stored =
@@ -212,19 +185,19 @@ absl::Status RecordEngine::LocatePairBlock(
       LOADERX_RETURN_IF_ERROR(
           visit(i, absl::string_view(bytes.data(), bytes.size())));
     }
-    if (i == end) return absl::OkStatus();
+    if (i == firsts.size()) return absl::OkStatus();
   }
   // Positional reads: the rest's entries in runs (each pair is one), then
   // each companion.
-  std::vector<uint64_t> physical(2 * (end - i));
+  std::vector<uint64_t> physical(2 * (firsts.size() - i));
   std::vector<RecordLoc> locs(physical.size());
-  for (size_t k = 0; k < end - i; ++k) {
+  for (size_t k = 0; k < firsts.size() - i; ++k) {
     physical[2 * k] = firsts[i + k];
     physical[2 * k + 1] = firsts[i + k] + 1;
   }
   LOADERX_RETURN_IF_ERROR(ReadLocRuns(physical, absl::MakeSpan(locs)));
   std::string staging;
-  for (size_t k = 0; i < end; ++i, ++k) {
+  for (size_t k = 0; i < firsts.size(); ++i, ++k) {
     payload_locs[i] = locs[2 * k];
     const RecordLoc& companion = locs[2 * k + 1];
     if (companion.logic_length > max_companion_bytes) {

@@ -56,19 +56,12 @@ std::vector<Side> MakeSides(const std::string& codec, uint64_t seed) {
   return sides;
 }
 
-// Three threads in all, so a read of 1,024 records or more cuts its first
-// pass into blocks (`RecordEngine::LocateBlocks`) on any machine; `serial`
-// runs everything on the calling thread, in one block.
 StoreOptions Options(const std::string& codec, bool read_only,
-                     bool verify = true, bool serial = false) {
-  static const auto* const pools = new std::shared_ptr<ThreadPool>[2] {
-    std::make_shared<ThreadPool>(2), std::make_shared<ThreadPool>(0)
-  };
+                     bool verify = true) {
   StoreOptions options;
   options.codec = codec;
   options.read_only = read_only;
   options.verify_checksums = verify;
-  options.thread_pool = pools[serial ? 1 : 0];
   return options;
 }
 
@@ -91,13 +84,10 @@ std::string ShapesText(const std::vector<std::vector<uint64_t>>& shapes) {
   return absl::StrJoin(parts, " ");
 }
 
-// `RaggedStore::Read` of `batch` (from `store`, else the side's): shapes,
-// offsets and bytes.
-std::string ReadOutcome(const Side& side, const std::vector<uint64_t>& batch,
-                        const RaggedStore* store = nullptr) {
+// `RaggedStore::Read` of `batch`: shapes, offsets and bytes.
+std::string ReadOutcome(const Side& side, const std::vector<uint64_t>& batch) {
   std::string buffer;
-  if (store == nullptr) store = side.store.get();
-  absl::StatusOr<RaggedBatch> read = store->Read(
+  absl::StatusOr<RaggedBatch> read = side.store->Read(
       batch, [&](uint64_t bytes) -> absl::StatusOr<absl::Span<char>> {
         buffer.assign(bytes, '\0');
         return absl::MakeSpan(buffer);
@@ -170,9 +160,8 @@ std::string ApplyStep(Side& side, const std::string& codec,
     }
     case 2:
     case 3:
+    case 4:
       return ReadOutcome(side, indices(1 + pick(40)));
-    case 4:  // Large enough to be read in blocks.
-      return ReadOutcome(side, indices(1024 + pick(512)));
     case 5: {
       absl::StatusOr<std::vector<std::vector<uint64_t>>> shapes =
           store.Shapes(indices(1 + pick(20)));
@@ -223,22 +212,6 @@ std::string ApplyStep(Side& side, const std::string& codec,
         }
         if (!all.empty()) {
           absl::StrAppend(&outcome, " || ", ReadOutcome(side, all));
-          // A batch read in blocks reports what one pass in batch order
-          // does: the same batch through a handle that reads in one block.
-          std::vector<uint64_t> large;
-          while (large.size() < 1100) {
-            large.insert(large.end(), all.begin(), all.end());
-          }
-          absl::StatusOr<std::unique_ptr<RaggedStore>> serial =
-              RaggedStore::Open(side.vfs(), side.dir,
-                                Options(codec, true, verify, true));
-          EXPECT_TRUE(serial.ok()) << serial.status();
-          if (serial.ok()) {
-            const std::string in_blocks = ReadOutcome(side, large);
-            EXPECT_EQ(in_blocks, ReadOutcome(side, large, serial->get()))
-                << side.name;
-            absl::StrAppend(&outcome, " ||| ", in_blocks);
-          }
         }
       }
       side.store.reset();

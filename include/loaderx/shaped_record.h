@@ -54,12 +54,6 @@ class BatchShapes {
     dims_.insert(dims_.end(), shape.begin(), shape.end());
     ends_.push_back(dims_.size());
   }
-  // Appends every shape of `other`, in order.
-  void Append(const BatchShapes& other) {
-    const size_t base = dims_.size();
-    dims_.insert(dims_.end(), other.dims_.begin(), other.dims_.end());
-    for (size_t end : other.ends_) ends_.push_back(base + end);
-  }
   // Room for `records` more shapes of `dims` more dimensions in all.
   void Reserve(size_t records, size_t dims) {
     ends_.reserve(ends_.size() + records);
