@@ -8,6 +8,32 @@
 // XXH_INLINE_ALL (bazel/system_libs.BUILD): every call compiles inline.
 
 namespace loaderx {
+namespace checksum_internal {
+
+#if defined(LOADERX_XXH3_DISPATCH)
+// checksum_vector.cc, compiled for each unit.
+uint64_t HashLongAvx2(const void* bytes, size_t size);
+uint64_t HashLongAvx512(const void* bytes, size_t size);
+#endif
+
+namespace {
+
+uint64_t HashLongSse2(const void* bytes, size_t size) {
+  return XXH3_64bits(bytes, size);
+}
+
+}  // namespace
+
+HashFunction LongInputHash() {
+#if defined(LOADERX_XXH3_DISPATCH)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return &HashLongAvx512;
+  if (__builtin_cpu_supports("avx2")) return &HashLongAvx2;
+#endif
+  return &HashLongSse2;
+}
+
+}  // namespace checksum_internal
 
 struct ChecksumStream::State {
   State() : xxh3(XXH3_createState()) {

@@ -1,8 +1,14 @@
 // The one hash loaderx's integrity data uses: XXH3-64 (xxHash, Debian's
-// libxxhash), dispatched at run time to the widest vector unit the CPU has
-// (the value is the same on every CPU). A record's checksum is the hash of
-// its stored bytes; `ChecksumStream` hashes bytes that arrive in pieces
-// (a record copied through a bounded buffer) to the same value.
+// libxxhash). Inputs of up to 240 bytes hash inline (xxHash's scalar
+// short-input paths); longer ones, where XXH3 runs its vector loop, go to
+// that loop compiled for the widest unit the CPU has (AVX-512, AVX2, else
+// the SSE2 every x86-64 has), chosen once per process; the value is the
+// same on every CPU. (Debian's static libxxhash.a lacks xxHash's own
+// run-time dispatcher, and the wheel links statically, so the variants are
+// compiled here from xxHash's header: `checksum_vector.cc`.) A record's
+// checksum is the hash of its stored bytes; `ChecksumStream` hashes bytes
+// that arrive in pieces (a record copied through a bounded buffer) to the
+// same value.
 
 #ifndef LOADERX_SRC_CHECKSUM_H_
 #define LOADERX_SRC_CHECKSUM_H_
@@ -16,9 +22,25 @@
 
 namespace loaderx {
 
-// Inline (XXH_INLINE_ALL, bazel/system_libs.BUILD): a verified gather
-// hashes twice per record.
+namespace checksum_internal {
+
+// XXH3's short-input limit: longer inputs run its vector loop.
+inline constexpr size_t kShortInputBytes = 240;
+
+using HashFunction = uint64_t (*)(const void* bytes, size_t size);
+// XXH3-64 through the widest vector unit this CPU has.
+HashFunction LongInputHash();
+
+}  // namespace checksum_internal
+
+// Short inputs inline (XXH_INLINE_ALL, bazel/system_libs.BUILD): a
+// verified gather hashes twice per record, a table entry and its bytes.
 inline uint64_t Checksum(absl::string_view bytes) {
+  if (bytes.size() > checksum_internal::kShortInputBytes) {
+    static const checksum_internal::HashFunction long_input_hash =
+        checksum_internal::LongInputHash();
+    return long_input_hash(bytes.data(), bytes.size());
+  }
   return XXH3_64bits(bytes.data(), bytes.size());
 }
 

@@ -10,6 +10,9 @@
 //   ragged_shapes_then_gather  RaggedStore::Shapes, then Gather into the
 //                              caller's per-record slots (two calls, two
 //                              passes over the table)
+//   ragged_gather_only         Gather into per-record slots of shapes
+//                              learnt before timing: the payload pass
+//                              alone, without the shape records
 //
 // The ragged records come in pairs of W + d and W - d bytes (d varying up
 // to W / 2), shaped (rows, 64), and a plan draws whole pairs (in shuffled
@@ -181,6 +184,20 @@ bool RaggedShapesThenGather(Fixture& f, const std::vector<uint64_t>& batch,
   return f.ragged->Gather(batch, slots).ok();
 }
 
+// `RaggedShapesThenGather` with the shapes learnt once, before timing.
+bool RaggedGatherOnly(Fixture& f, const std::vector<uint64_t>& batch,
+                      std::vector<char>& out) {
+  std::vector<absl::Span<char>> slots(batch.size());
+  uint64_t offset = 0;
+  for (size_t k = 0; k < batch.size(); ++k) {
+    const uint64_t bytes = f.ragged_records[batch[k]].size();
+    if (offset + bytes > out.size()) return false;
+    slots[k] = absl::MakeSpan(out.data() + offset, bytes);
+    offset += bytes;
+  }
+  return f.ragged->Gather(batch, slots).ok();
+}
+
 // Whether `out` holds the batch's records back to back (and, for the
 // ragged store, every record kept its shape).
 bool Valid(Fixture& f, const std::vector<uint64_t>& batch,
@@ -270,7 +287,8 @@ int main(int argc, char** argv) {
   } contenders[] = {
       {"dense_gather", &loaderx::DenseGather, false},
       {"ragged_read", &loaderx::RaggedRead, true},
-      {"ragged_shapes_then_gather", &loaderx::RaggedShapesThenGather, true}};
+      {"ragged_shapes_then_gather", &loaderx::RaggedShapesThenGather, true},
+      {"ragged_gather_only", &loaderx::RaggedGatherOnly, true}};
   for (const auto& contender : contenders) {
     benchmark::RegisterBenchmark(contender.name, loaderx::BM_Read,
                                  contender.read, contender.ragged)

@@ -1,0 +1,78 @@
+// The checksum is XXH3-64 whatever vector unit hashes it: every variant
+// this CPU can run gives the inline SSE2 build's value, at every input
+// size around XXH3's block and stripe boundaries.
+
+#include "src/checksum.h"
+
+#include <xxhash.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace loaderx {
+namespace checksum_internal {
+uint64_t HashLongAvx2(const void* bytes, size_t size);
+uint64_t HashLongAvx512(const void* bytes, size_t size);
+}  // namespace checksum_internal
+namespace {
+
+std::string RandomBytes(size_t size, uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::string bytes(size, '\0');
+  for (char& byte : bytes) byte = static_cast<char>(random());
+  return bytes;
+}
+
+std::vector<size_t> Sizes() {
+  std::vector<size_t> sizes;
+  for (size_t size = 0; size <= 1100; ++size) sizes.push_back(size);
+  for (size_t size : {4095, 4096, 4097, 65536, 65537, 262144, 1000003}) {
+    sizes.push_back(size);
+  }
+  return sizes;
+}
+
+TEST(ChecksumTest, IsXxh3OfTheBytes) {
+  EXPECT_EQ(Checksum(""), uint64_t{0x2D06800538D394C2});  // XXH3-64 of "".
+  for (size_t size : Sizes()) {
+    const std::string bytes = RandomBytes(size, size);
+    // This file's own inline XXH3 (SSE2, as compiled here).
+    ASSERT_EQ(Checksum(bytes), XXH3_64bits(bytes.data(), bytes.size()))
+        << size << " bytes";
+    ChecksumStream stream;
+    stream.Update(absl::string_view(bytes).substr(0, size / 3));
+    stream.Update(absl::string_view(bytes).substr(size / 3));
+    ASSERT_EQ(stream.Digest(), Checksum(bytes)) << size << " bytes";
+  }
+}
+
+TEST(ChecksumTest, EveryVectorUnitGivesTheSameHash) {
+#if defined(LOADERX_XXH3_DISPATCH)
+  __builtin_cpu_init();
+  const bool avx2 = __builtin_cpu_supports("avx2");
+  const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (!avx2 && !avx512) GTEST_SKIP() << "neither AVX2 nor AVX-512 here";
+  for (size_t size : Sizes()) {
+    const std::string bytes = RandomBytes(size, ~size);
+    const uint64_t want = XXH3_64bits(bytes.data(), bytes.size());
+    if (avx2) {
+      ASSERT_EQ(checksum_internal::HashLongAvx2(bytes.data(), size), want)
+          << size << " bytes, AVX2";
+    }
+    if (avx512) {
+      ASSERT_EQ(checksum_internal::HashLongAvx512(bytes.data(), size), want)
+          << size << " bytes, AVX-512";
+    }
+  }
+#else
+  GTEST_SKIP() << "no vector variants on this platform";
+#endif
+}
+
+}  // namespace
+}  // namespace loaderx
