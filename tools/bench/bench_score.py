@@ -45,6 +45,7 @@ import hashlib
 import json
 import itertools
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -401,8 +402,13 @@ def measure(name, contenders, external, checks, want, missing, args, logical,
         if contender not in failed:
             attempt(contender, run)
     seconds = {c: [] for c in list(contenders) + list(external)}
-    for _ in range(args.rounds):
-        for contender in seconds:
+    for round_number in range(args.rounds):
+        # A new order every round: whoever runs first after the external
+        # limits (processes of their own) meets colder caches, so a fixed
+        # order would tilt the ratios.
+        order = list(seconds)
+        random.Random(round_number).shuffle(order)
+        for contender in order:
             if contender in failed:
                 continue
             run = contenders.get(contender)
