@@ -7,6 +7,8 @@
 //                      array does (the reference's npy-mmap-raw), the baseline
 //   flat_pread         one pread per record from the flat file
 //   engine_raw         RecordEngine::GatherFixed on a raw store
+//   engine_raw_unverified  the same with `verify_checksums` off: what
+//                      checking every record's XXH3 costs
 //   engine_zstd        the same on a zstd store (decoded into the batch)
 //
 // Every contender gathers the same random index plan (IID from the
@@ -66,6 +68,7 @@ struct Fixture {
   std::vector<std::vector<uint64_t>> plan;
   std::unique_ptr<Vfs> vfs;
   std::unique_ptr<RecordEngine> raw;
+  std::unique_ptr<RecordEngine> raw_unverified;
   std::unique_ptr<RecordEngine> zstd;
   int flat_fd = -1;
   const char* mapped = nullptr;
@@ -74,10 +77,11 @@ struct Fixture {
 
 absl::StatusOr<std::unique_ptr<RecordEngine>> BuildStore(
     Vfs& vfs, const std::string& dir, const std::string& codec,
-    const std::vector<std::string>& records) {
+    const std::vector<std::string>& records, bool verify = true) {
   LOADERX_RETURN_IF_ERROR(RemoveStoreDirectory(vfs, dir));
   RecordEngineOptions options;
   options.codec = codec;
+  options.verify_checksums = verify;
   auto engine = RecordEngine::Create(vfs, dir, options);
   if (!engine.ok()) return engine.status();
   std::string data;
@@ -106,11 +110,17 @@ Fixture& GetFixture() {
         BuildStore(*f->vfs, s.dir + "/loaderx_gather_raw", "raw", f->records);
     auto zstd =
         BuildStore(*f->vfs, s.dir + "/loaderx_gather_zstd", "zstd", f->records);
-    if (!raw.ok() || !zstd.ok()) {
-      f->error = (raw.ok() ? zstd.status() : raw.status()).ToString();
-      return f;
+    auto unverified =
+        BuildStore(*f->vfs, s.dir + "/loaderx_gather_raw_unverified", "raw",
+                   f->records, /*verify=*/false);
+    for (const auto* built : {&raw, &zstd, &unverified}) {
+      if (!built->ok()) {
+        f->error = built->status().ToString();
+        return f;
+      }
     }
     f->raw = *std::move(raw);
+    f->raw_unverified = *std::move(unverified);
     f->zstd = *std::move(zstd);
     if (auto stats = f->zstd->Stats(); stats.ok()) {
       const double original = static_cast<double>(s.records * RecordBytes());
@@ -167,6 +177,11 @@ bool EngineGather(const RecordEngine& engine,
 
 bool EngineRaw(Fixture& f, const std::vector<uint64_t>& batch, char* out) {
   return EngineGather(*f.raw, batch, out);
+}
+
+bool EngineRawUnverified(Fixture& f, const std::vector<uint64_t>& batch,
+                         char* out) {
+  return EngineGather(*f.raw_unverified, batch, out);
 }
 
 bool EngineZstd(Fixture& f, const std::vector<uint64_t>& batch, char* out) {
@@ -232,6 +247,7 @@ int main(int argc, char** argv) {
   } contenders[] = {{"mmap_memcpy", &loaderx::MmapMemcpy},
                     {"flat_pread", &loaderx::FlatPread},
                     {"engine_raw", &loaderx::EngineRaw},
+                    {"engine_raw_unverified", &loaderx::EngineRawUnverified},
                     {"engine_zstd", &loaderx::EngineZstd}};
   for (const auto& contender : contenders) {
     benchmark::RegisterBenchmark(contender.name, loaderx::BM_Gather,
