@@ -50,6 +50,8 @@ for codec in $codecs; do
     exit 1
   }
   read -r instructions syscalls < <(awk '/^totals:/ {print $2, $3}' "$out")
+  # callgrind leaves trailing zero counts off the totals line.
+  syscalls=${syscalls:-0}
   counted=$((batch * batches))
   [[ $measure == append ]] && counted=$((records / batch * batch))
   printf '%-6s %12s %8s %14s %18.1f %16.3f\n' "$codec" "$record_bytes" \
