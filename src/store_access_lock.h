@@ -1,15 +1,18 @@
-// `StoreAccessLock`: how a `TypedStore` lets reads and appends overlap
+// `StoreAccessLock`: calls that may overlap share it, calls that must run
+// alone take it exclusively. A `TypedStore` lets reads and appends overlap
 // while `Delete` and `Compact` (which rewrite table entries a concurrent
 // reader could see half-applied, and move or truncate the files a reader
-// has mapped) run alone. Shared holders run together; an exclusive holder
-// waits for the shared ones in flight and runs with none. The lock prefers
-// exclusive callers: once one waits, new shared callers wait behind it, so
-// a `Compact` issued while a loader reads batch after batch gets its turn
-// (glibc's rwlock, under `std::shared_mutex`, prefers readers and could
-// starve it). Not reentrant: a holder must not take it again (the store's
-// public calls take it once and call only the engine and the layout
-// inside). Built on `std::mutex` and `std::condition_variable`, which
-// ThreadSanitizer sees.
+// has mapped) run alone; a binding's `GuardedStore` (swig/guarded_store.h)
+// keeps its `Close` from racing the calls in flight the same way. Shared
+// holders run together; an exclusive holder waits for the shared ones in
+// flight and runs with none. The lock prefers exclusive callers: once one
+// waits, new shared callers wait behind it, so a `Compact` or a close
+// issued while a loader reads batch after batch gets its turn (glibc's
+// rwlock, under `std::shared_mutex`, prefers readers and could starve it).
+// Not reentrant: a holder must not take it again (the store's public calls
+// take it once and call only the engine and the layout inside). Built on
+// `std::mutex` and `std::condition_variable`, which ThreadSanitizer sees
+// (Debian's Abseil is not instrumented).
 
 #ifndef LOADERX_SRC_STORE_ACCESS_LOCK_H_
 #define LOADERX_SRC_STORE_ACCESS_LOCK_H_
@@ -21,20 +24,34 @@ namespace loaderx {
 
 class StoreAccessLock {
  public:
+  void LockShared() {
+    std::unique_lock<std::mutex> guard(mu_);
+    changed_.wait(guard,
+                  [&] { return !exclusive_ && exclusive_waiting_ == 0; });
+    ++shared_;
+  }
+  void UnlockShared() {
+    std::lock_guard<std::mutex> guard(mu_);
+    if (--shared_ == 0) changed_.notify_all();
+  }
+  void LockExclusive() {
+    std::unique_lock<std::mutex> guard(mu_);
+    ++exclusive_waiting_;
+    changed_.wait(guard, [&] { return !exclusive_ && shared_ == 0; });
+    --exclusive_waiting_;
+    exclusive_ = true;
+  }
+  void UnlockExclusive() {
+    std::lock_guard<std::mutex> guard(mu_);
+    exclusive_ = false;
+    changed_.notify_all();
+  }
+
   // One call's hold, released by its destructor.
   class Shared {
    public:
-    explicit Shared(StoreAccessLock& lock) : lock_(lock) {
-      std::unique_lock<std::mutex> guard(lock_.mu_);
-      lock_.changed_.wait(guard, [&] {
-        return !lock_.exclusive_ && lock_.exclusive_waiting_ == 0;
-      });
-      ++lock_.shared_;
-    }
-    ~Shared() {
-      std::lock_guard<std::mutex> guard(lock_.mu_);
-      if (--lock_.shared_ == 0) lock_.changed_.notify_all();
-    }
+    explicit Shared(StoreAccessLock& lock) : lock_(lock) { lock_.LockShared(); }
+    ~Shared() { lock_.UnlockShared(); }
     Shared(const Shared&) = delete;
     Shared& operator=(const Shared&) = delete;
 
@@ -45,18 +62,9 @@ class StoreAccessLock {
   class Exclusive {
    public:
     explicit Exclusive(StoreAccessLock& lock) : lock_(lock) {
-      std::unique_lock<std::mutex> guard(lock_.mu_);
-      ++lock_.exclusive_waiting_;
-      lock_.changed_.wait(
-          guard, [&] { return !lock_.exclusive_ && lock_.shared_ == 0; });
-      --lock_.exclusive_waiting_;
-      lock_.exclusive_ = true;
+      lock_.LockExclusive();
     }
-    ~Exclusive() {
-      std::lock_guard<std::mutex> guard(lock_.mu_);
-      lock_.exclusive_ = false;
-      lock_.changed_.notify_all();
-    }
+    ~Exclusive() { lock_.UnlockExclusive(); }
     Exclusive(const Exclusive&) = delete;
     Exclusive& operator=(const Exclusive&) = delete;
 

@@ -1,7 +1,6 @@
 #include "swig/guarded_store.h"
 
 #include <memory>
-#include <mutex>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -15,42 +14,32 @@ GuardedStore::GuardedStore(std::unique_ptr<TypedStore> store)
 
 GuardedStore::~GuardedStore() { Close(); }
 
-void GuardedStore::Lock(bool exclusive) const {
-  std::unique_lock lock(mu_);
-  if (exclusive) {
-    ++exclusive_waiting_;
-    changed_.wait(lock, [&] { return !exclusive_ && shared_ == 0; });
-    --exclusive_waiting_;
-    exclusive_ = true;
-  } else {
-    // Behind any exclusive caller already waiting: it cannot starve.
-    changed_.wait(lock, [&] { return !exclusive_ && exclusive_waiting_ == 0; });
-    ++shared_;
-  }
-}
-
-void GuardedStore::Unlock(bool exclusive) const {
-  {
-    std::lock_guard lock(mu_);
-    if (exclusive) {
-      exclusive_ = false;
-    } else if (--shared_ != 0) {
-      return;
-    }
-  }
-  changed_.notify_all();
-}
-
 GuardedStore::Access::Access(const GuardedStore& guard, bool exclusive)
     : guard_(guard), exclusive_(exclusive) {
-  guard_.Lock(exclusive_);
+  Lock();
   if (guard_.store_ == nullptr) {
-    guard_.Unlock(exclusive_);
+    Unlock();
     ThrowIfError(absl::FailedPreconditionError("the store is closed"));
   }
 }
 
-GuardedStore::Access::~Access() { guard_.Unlock(exclusive_); }
+GuardedStore::Access::~Access() { Unlock(); }
+
+void GuardedStore::Access::Lock() const {
+  if (exclusive_) {
+    guard_.lock_.LockExclusive();
+  } else {
+    guard_.lock_.LockShared();
+  }
+}
+
+void GuardedStore::Access::Unlock() const {
+  if (exclusive_) {
+    guard_.lock_.UnlockExclusive();
+  } else {
+    guard_.lock_.UnlockShared();
+  }
+}
 
 std::shared_ptr<TypedStore> GuardedStore::Share() const {
   const Access access(*this, /*exclusive=*/false);
@@ -58,9 +47,9 @@ std::shared_ptr<TypedStore> GuardedStore::Share() const {
 }
 
 void GuardedStore::Close() {
-  Lock(/*exclusive=*/true);
+  lock_.LockExclusive();
   std::shared_ptr<TypedStore> released = std::move(store_);
-  Unlock(/*exclusive=*/true);
+  lock_.UnlockExclusive();
   // The store's destructor (which may flush) runs outside the lock; every
   // call from now on finds the store closed.
 }

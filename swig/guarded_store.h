@@ -3,29 +3,25 @@
 // from many threads at once, and a close (or a garbage collector's
 // finaliser) from any of them must never free the store under a gather.
 //
-// Every call runs under the guard's reader/writer lock: reads, appends,
-// syncs and statistics share it (the engine allows them to overlap), while
-// `Delete` and `Compact` (which must not overlap any other call) and `Close`
-// take it alone. `Close` therefore waits for the calls in flight to finish;
-// every call that starts after it fails with FailedPrecondition ("the store
-// is closed") instead of touching freed memory. The lock prefers exclusive
-// callers: once one waits, new shared calls wait behind it, so a close
-// queued behind a stream of overlapping gathers gets its turn (glibc's
-// rwlock, under `std::shared_mutex`, prefers readers and could starve it).
-// It is built on `std::mutex`, which ThreadSanitizer sees (Debian's Abseil
-// is not instrumented; see docs/design.md, "Concurrency").
+// Every call runs under the guard's `StoreAccessLock`
+// (src/store_access_lock.h): reads, appends, syncs and statistics share it
+// (the engine allows them to overlap), while `Delete` and `Compact` (which
+// must not overlap any other call) and `Close` take it alone. `Close`
+// therefore waits for the calls in flight to finish; every call that starts
+// after it fails with FailedPrecondition ("the store is closed") instead of
+// touching freed memory. The lock prefers exclusive callers, so a close
+// queued behind a stream of overlapping gathers gets its turn.
 //
 // Not seen by SWIG; shared by the binding's implementation files.
 
 #ifndef LOADERX_SWIG_GUARDED_STORE_H_
 #define LOADERX_SWIG_GUARDED_STORE_H_
 
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <utility>
 
 #include "loaderx/typed_store.h"
+#include "src/store_access_lock.h"
 
 namespace loaderx::binding {
 
@@ -74,21 +70,17 @@ class GuardedStore {
     Access& operator=(const Access&) = delete;
 
    private:
+    void Lock() const;
+    void Unlock() const;
+
     const GuardedStore& guard_;
     bool exclusive_;
   };
 
-  // Waits for the lock; `Close` may take it on a closed store.
-  void Lock(bool exclusive) const;
-  void Unlock(bool exclusive) const;
-
-  mutable std::mutex mu_;
-  mutable std::condition_variable changed_;
-  // All guarded by mu_. store_ changes only under the exclusive lock, so a
-  // holder of either lock may use it without mu_.
-  mutable int shared_ = 0;             // Shared calls in flight.
-  mutable bool exclusive_ = false;     // An exclusive call or close runs.
-  mutable int exclusive_waiting_ = 0;  // Exclusive callers waiting.
+  // `Close` may take it on a closed store.
+  mutable StoreAccessLock lock_;
+  // Changes only under the exclusive lock, so a holder of either lock may
+  // use it.
   std::shared_ptr<TypedStore> store_;
 };
 
