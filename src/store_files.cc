@@ -169,23 +169,8 @@ absl::Status StoreFiles::SyncWritten(IntegrityFile* integrity) {
     }
     LOADERX_RETURN_IF_ERROR(synced);
   }
-  {
-    SyncGroup table(vfs_);
-    for (uint64_t id : written_segments_) {
-      LOADERX_ASSIGN_OR_RETURN(VfsFile * segment, Segment(id));
-      table.Add([segment] { return segment->SyncData(); });
-    }
-    const size_t segments = table.size();
-    if (created_files_) {
-      table.Add([this] { return vfs_.SyncDirectory(directory_); });
-    }
-    const absl::Status synced = table.Run();
-    if (table.all_succeeded(0, segments)) {
-      written_segments_.clear();
-      if (table.all_succeeded(segments, table.size())) created_files_ = false;
-    }
-    LOADERX_RETURN_IF_ERROR(synced);
-  }
+  LOADERX_RETURN_IF_ERROR(SyncWithDirectory(
+      written_segments_, [this](uint64_t id) { return Segment(id); }));
   return meta_->Sync();
 }
 
@@ -218,16 +203,27 @@ void StoreFiles::MarkAllWritten() {
 
 absl::Status StoreFiles::SyncChunks() {
   if (read_only_) return absl::OkStatus();
+  return SyncWithDirectory(written_chunks_,
+                           [this](uint64_t id) { return Chunk(id); });
+}
+
+absl::Status StoreFiles::SyncWithDirectory(
+    std::set<uint64_t>& written,
+    absl::FunctionRef<absl::StatusOr<VfsFile*>(uint64_t)> file) {
   SyncGroup group(vfs_);
-  LOADERX_RETURN_IF_ERROR(AddWrittenChunks(group));
-  const size_t chunks = group.size();
+  for (uint64_t id : written) {
+    LOADERX_ASSIGN_OR_RETURN(VfsFile * opened, file(id));
+    group.Add([opened] { return opened->SyncData(); });
+  }
+  const size_t files = group.size();
   if (created_files_) {
     group.Add([this] { return vfs_.SyncDirectory(directory_); });
   }
   const absl::Status synced = group.Run();
-  if (group.all_succeeded(0, chunks)) {
-    written_chunks_.clear();
-    if (group.all_succeeded(chunks, group.size())) created_files_ = false;
+  // What did not sync stays marked, for the next sync to redo.
+  if (group.all_succeeded(0, files)) {
+    written.clear();
+    if (group.all_succeeded(files, group.size())) created_files_ = false;
   }
   return synced;
 }

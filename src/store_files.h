@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -109,6 +110,12 @@ class StoreFiles {
                    const std::string& name, bool create);
   // Adds a sync of each written chunk to `group`.
   absl::Status AddWrittenChunks(SyncGroup& group) const;
+  // Syncs the files of `written` (opened by `file`) and, if files were
+  // created or removed, the directory, in one round; clears `written` only
+  // if every file synced, and the directory's mark only if it did too.
+  absl::Status SyncWithDirectory(
+      std::set<uint64_t>& written,
+      absl::FunctionRef<absl::StatusOr<VfsFile*>(uint64_t)> file);
   absl::Status RemoveFrom(std::vector<std::unique_ptr<VfsFile>>& files,
                           std::set<uint64_t>& written, uint64_t first,
                           std::string (*name)(uint64_t));
