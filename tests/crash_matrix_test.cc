@@ -172,6 +172,24 @@ class CrashMatrixTest
     auto open = [codec](FaultVfs& vfs) {
       return RecordEngine::Open(vfs, kStore, Options(codec));
     };
+    // Appends records 100 .. 100 + count - 1 to the base store and syncs.
+    auto appending = [base, open](const char* name,
+                                  uint64_t count) -> Scenario {
+      return {name, base,
+              [open, count](FaultVfs& vfs) -> absl::Status {
+                LOADERX_ASSIGN_OR_RETURN(auto engine, open(vfs));
+                Model ignored;
+                LOADERX_RETURN_IF_ERROR(Append(*engine, ignored, 100, count));
+                return engine->Sync();
+              },
+              [count](const Model& before) {
+                Model after = before;
+                for (uint64_t id = 100; id < 100 + count; ++id) {
+                  after.push_back(id);
+                }
+                return std::vector<Model>{before, after};
+              }};
+    };
     return {
         {"create",
          [](FaultVfs&, Model&) -> absl::Status { return absl::OkStatus(); },
@@ -179,32 +197,10 @@ class CrashMatrixTest
            return RecordEngine::Create(vfs, kStore, Options(codec)).status();
          },
          [](const Model&) { return std::vector<Model>{}; }},
-        {"append", base,
-         [open](FaultVfs& vfs) -> absl::Status {
-           LOADERX_ASSIGN_OR_RETURN(auto engine, open(vfs));
-           Model ignored;
-           LOADERX_RETURN_IF_ERROR(Append(*engine, ignored, 100, 12));
-           return engine->Sync();
-         },
-         [](const Model& before) {
-           Model after = before;
-           for (uint64_t id = 100; id < 112; ++id) after.push_back(id);
-           return std::vector<Model>{before, after};
-         }},
+        appending("append", 12),
         // Records that fit the tail chunk: no file is created, so the
         // directory sync cannot hide how the other syncs were ordered.
-        {"append_in_place", base,
-         [open](FaultVfs& vfs) -> absl::Status {
-           LOADERX_ASSIGN_OR_RETURN(auto engine, open(vfs));
-           Model ignored;
-           LOADERX_RETURN_IF_ERROR(Append(*engine, ignored, 100, 4));
-           return engine->Sync();
-         },
-         [](const Model& before) {
-           Model after = before;
-           for (uint64_t id = 100; id < 104; ++id) after.push_back(id);
-           return std::vector<Model>{before, after};
-         }},
+        appending("append_in_place", 4),
         {"delete", base,
          [open](FaultVfs& vfs) -> absl::Status {
            LOADERX_ASSIGN_OR_RETURN(auto engine, open(vfs));
