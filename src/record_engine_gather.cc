@@ -227,12 +227,7 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
       if (loc_at == nullptr) {
         if (const char* entry = flat.Entry(ahead)) __builtin_prefetch(entry);
       }
-      if (check) {
-        if (const char* entry = flat.ChecksumEntry(ahead)) {
-          __builtin_prefetch(entry);  // 24 bytes: maybe two cache lines.
-          __builtin_prefetch(entry + kEntryBytes - 1);
-        }
-      }
+      if (check) flat.PrefetchChecksumEntry(ahead);
     }
     if (ABSL_PREDICT_TRUE(i + kBytesAhead < end)) {
       const char* entry =

@@ -19,7 +19,6 @@
 #include "absl/strings/str_cat.h"
 #include "loaderx/spi/status_macros.h"
 #include "src/flat_view.h"
-#include "src/integrity_format.h"
 #include "src/record_engine.h"
 
 namespace loaderx {
@@ -141,10 +140,7 @@ absl::Status RecordEngine::LocatePairs(
               __builtin_prefetch(stored);
             }
           }
-          if (const char* entry = flat.ChecksumEntry(ahead)) {
-            __builtin_prefetch(entry);
-            __builtin_prefetch(entry + integrity_format::kEntryBytes - 1);
-          }
+          flat.PrefetchChecksumEntry(ahead);
         }
         absl::Status visited;
         if (ABSL_PREDICT_TRUE(visit_inline(i, visited))) {
