@@ -2,6 +2,7 @@
 
 #include <xxhash.h>
 
+#include <cstring>
 #include <memory>
 #include <new>
 
@@ -14,12 +15,24 @@ namespace checksum_internal {
 // checksum_vector.cc, compiled for each unit.
 uint64_t HashLongAvx2(const void* bytes, size_t size);
 uint64_t HashLongAvx512(const void* bytes, size_t size);
+uint64_t HashAndCopyAvx2(const char* source, size_t size, char* destination,
+                         size_t piece);
+uint64_t HashAndCopyAvx512(const char* source, size_t size, char* destination,
+                           size_t piece);
 #endif
 
 namespace {
 
 uint64_t HashLongSse2(const void* bytes, size_t size) {
   return XXH3_64bits(bytes, size);
+}
+
+// Without AVX2 (or off x86) the record is hashed whole, then copied.
+uint64_t HashWholeThenCopy(const char* source, size_t size, char* destination,
+                           size_t /*piece*/) {
+  const uint64_t checksum = XXH3_64bits(source, size);
+  std::memcpy(destination, source, size);
+  return checksum;
 }
 
 }  // namespace
@@ -31,6 +44,15 @@ HashFunction LongInputHash() {
   if (__builtin_cpu_supports("avx2")) return &HashLongAvx2;
 #endif
   return &HashLongSse2;
+}
+
+HashAndCopyFunction PiecewiseHashAndCopy() {
+#if defined(LOADERX_XXH3_DISPATCH)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return &HashAndCopyAvx512;
+  if (__builtin_cpu_supports("avx2")) return &HashAndCopyAvx2;
+#endif
+  return &HashWholeThenCopy;
 }
 
 }  // namespace checksum_internal

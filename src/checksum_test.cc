@@ -1,6 +1,7 @@
-// The checksum is XXH3-64 whatever vector unit hashes it: every variant
-// this CPU can run gives the inline SSE2 build's value, at every input
-// size around XXH3's block and stripe boundaries.
+// The checksum is XXH3-64 whatever vector unit hashes it, in one call or
+// in pieces while copying: every variant this CPU can run gives the inline
+// SSE2 build's value, at every input size around XXH3's block and stripe
+// boundaries, and a hash-and-copy copies every byte and no more.
 
 #include "src/checksum.h"
 
@@ -18,6 +19,10 @@ namespace loaderx {
 namespace checksum_internal {
 uint64_t HashLongAvx2(const void* bytes, size_t size);
 uint64_t HashLongAvx512(const void* bytes, size_t size);
+uint64_t HashAndCopyAvx2(const char* source, size_t size, char* destination,
+                         size_t piece);
+uint64_t HashAndCopyAvx512(const char* source, size_t size, char* destination,
+                           size_t piece);
 }  // namespace checksum_internal
 namespace {
 
@@ -67,6 +72,63 @@ TEST(ChecksumTest, EveryVectorUnitGivesTheSameHash) {
     if (avx512) {
       ASSERT_EQ(checksum_internal::HashLongAvx512(bytes.data(), size), want)
           << size << " bytes, AVX-512";
+    }
+  }
+#else
+  GTEST_SKIP() << "no vector variants on this platform";
+#endif
+}
+
+TEST(ChecksumTest, HashAndCopyGivesTheChecksumAndTheBytes) {
+  std::vector<size_t> sizes = Sizes();
+  // Around the piecewise threshold and the piece boundaries.
+  for (size_t size : {checksum_internal::kPiecewiseBytes,
+                      checksum_internal::kPiecewiseBytes + 1,
+                      checksum_internal::kPiecewiseBytes + 241,
+                      5 * checksum_internal::kPieceBytes - 1,
+                      5 * checksum_internal::kPieceBytes,
+                      5 * checksum_internal::kPieceBytes + 1}) {
+    sizes.push_back(size);
+  }
+  for (size_t size : sizes) {
+    const std::string bytes = RandomBytes(size, size ^ 0x5a);
+    std::string copy(size + 1, '\x7f');  // One guard byte past the end.
+    ASSERT_EQ(ChecksumAndCopy(bytes, copy.data()), Checksum(bytes))
+        << size << " bytes";
+    ASSERT_EQ(copy.substr(0, size), bytes) << size << " bytes";
+    ASSERT_EQ(copy[size], '\x7f') << size << " bytes";
+  }
+}
+
+TEST(ChecksumTest, EveryVectorUnitHashesPiecesAlike) {
+#if defined(LOADERX_XXH3_DISPATCH)
+  __builtin_cpu_init();
+  const bool avx2 = __builtin_cpu_supports("avx2");
+  const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (!avx2 && !avx512) GTEST_SKIP() << "neither AVX2 nor AVX-512 here";
+  // Pieces of odd sizes too: a piece boundary inside XXH3's stripes and
+  // blocks.
+  for (size_t piece : {size_t{1}, size_t{63}, size_t{1000}, size_t{16384}}) {
+    for (size_t size : {size_t{0}, size_t{240}, size_t{241}, size_t{1025},
+                        size_t{70001}, size_t{262144}}) {
+      const std::string bytes = RandomBytes(size, size + piece);
+      const uint64_t want = XXH3_64bits(bytes.data(), bytes.size());
+      std::string copy(size, '\0');
+      if (avx2) {
+        ASSERT_EQ(checksum_internal::HashAndCopyAvx2(bytes.data(), size,
+                                                     copy.data(), piece),
+                  want)
+            << size << " bytes in pieces of " << piece << ", AVX2";
+        ASSERT_EQ(copy, bytes);
+      }
+      if (avx512) {
+        copy.assign(size, '\0');
+        ASSERT_EQ(checksum_internal::HashAndCopyAvx512(bytes.data(), size,
+                                                       copy.data(), piece),
+                  want)
+            << size << " bytes in pieces of " << piece << ", AVX-512";
+        ASSERT_EQ(copy, bytes);
+      }
     }
   }
 #else

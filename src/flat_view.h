@@ -1,6 +1,6 @@
 // `FlatView`: a `MappedView`'s mapped prefixes as plain arrays, for the
-// engine's inner read loops (`RecordEngine::GatherMappedRun`, the fast path
-// of `RecordEngine::LocatePairs`). It answers where a table entry, a
+// engine's inner read loops (`RecordEngine::GatherMappedRun`, the mapped
+// path of `RecordEngine::ReadLocRuns`). It answers where a table entry, a
 // checksum entry or a record's stored bytes lie in the mapped files, or
 // null when they lie past what is mapped, and whether stored bytes match
 // their checksum entry. It never reports: a loop that gets null or false
@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "absl/base/optimization.h"
 #include "absl/strings/string_view.h"
@@ -68,27 +69,35 @@ class FlatView {
     return chunks_[loc.chunk_id].data() + loc.offset;
   }
 
-  // Whether record `index`, at `loc`, with its stored bytes at `stored`,
-  // matches its checksum entry: true too for a record without one (appended
-  // by a program that keeps no checksums.lx, unverified, as
-  // `RecordEngine::Classify` has it); false when the checksum entry is past
-  // what is mapped. `entry` is the record's mapped table entry, whose bytes
-  // the binding hashes, or null when `loc` came from elsewhere (the binding
-  // is then recomputed from `loc`).
-  bool MatchesChecksum(uint64_t index, const store_format::RecordLoc& loc,
-                       const char* entry, const char* stored) const {
+  // Whether record `index`'s checksum entry is mapped and binds its mapped
+  // table entry `entry`, or is empty (a record appended by a program that
+  // keeps no checksums.lx, unverified, as `RecordEngine::Classify` has it).
+  // If so, `*expected` is the checksum its stored bytes must have, or
+  // nullopt for an empty entry.
+  bool BoundChecksum(uint64_t index, const char* entry,
+                     std::optional<uint64_t>* expected) const {
     const char* const checksum_entry = ChecksumEntry(index);
     if (ABSL_PREDICT_FALSE(checksum_entry == nullptr)) return false;
-    const integrity_format::ChecksumEntry expected =
+    const integrity_format::ChecksumEntry decoded =
         integrity_format::DecodeEntry(checksum_entry);
-    if (expected.empty()) return true;
-    const uint64_t binding =
-        entry != nullptr
-            ? Checksum(absl::string_view(entry, store_format::kRecordLocBytes))
-            : integrity_format::BindingOf(loc);
-    return binding == expected.binding &&
-           Checksum(absl::string_view(stored, loc.phys_length)) ==
-               expected.checksum;
+    if (decoded.empty()) {
+      *expected = std::nullopt;
+      return true;
+    }
+    *expected = decoded.checksum;
+    return Checksum(absl::string_view(entry, store_format::kRecordLocBytes)) ==
+           decoded.binding;
+  }
+
+  // Whether record `index`, at `loc` (its mapped table entry `entry`
+  // decoded), with its stored bytes at `stored`, matches its checksum
+  // entry (`BoundChecksum`, then the bytes' hash).
+  bool MatchesChecksum(uint64_t index, const store_format::RecordLoc& loc,
+                       const char* entry, const char* stored) const {
+    std::optional<uint64_t> expected;
+    return BoundChecksum(index, entry, &expected) &&
+           (!expected.has_value() ||
+            Checksum(absl::string_view(stored, loc.phys_length)) == *expected);
   }
 
  private:

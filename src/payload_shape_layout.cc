@@ -2,12 +2,17 @@
 // payload) and 2i+1 (its shape record, `shape_record.h`), appended in one
 // commit and moved together by deletes.
 //
-// A batch read is two passes over the batch: the engine's `LocatePairs`
-// reads each record's two table entries and its shape record (checked as
-// any record is), and the layout checks the shape against the payload's
-// size, keeping every shape in one flat `BatchShapes`; then one buffer of the
-// batch's size is asked for, and the engine's one-pass gather decodes
-// every payload, already located, straight into its place in it.
+// A batch read is one pass over the record table and one gather. Both
+// table entries of every record are read once (`RecordEngine::Locate`) and
+// each shape record's size checked against the most a shape takes; one
+// buffer of the batch's size (the payloads' sizes, which `Open` checked
+// against their chunks and codec) is asked for; then the engine's one-pass
+// gather (`GatherVariable`) takes every payload straight into its place in
+// it and every shape record, right behind its payload in the chunk, into a
+// small buffer of its own, each checked as any record is (bounds,
+// checksum, decoding); last, each shape is checked against its payload's
+// size and kept in one flat `BatchShapes`. A shape that disagrees with its
+// payload fails the read: the caller's buffer then holds no batch.
 
 #include <cstdint>
 #include <memory>
@@ -15,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "loaderx/error_code.h"
 #include "loaderx/spi/status_macros.h"
@@ -26,12 +32,16 @@ namespace {
 
 using store_format::RecordLoc;
 
-// What the first pass of a read learns of each record: where its payload
-// is, and its shape, checked against the payload's size.
-struct LocatedRecords {
-  std::vector<uint64_t> payload_indices;
-  std::vector<RecordLoc> payload_locs;
-  BatchShapes shapes;
+// A batch's records as the engine stores them: record k's payload at
+// `physical[2k]` and its shape record at `physical[2k + 1]` (side by side,
+// so a pair's entries are read together), with their table entries.
+struct Pairs {
+  std::vector<uint64_t> physical;
+  std::vector<RecordLoc> locs;
+  uint64_t shape_bytes = 0;  // The shape records' sizes, summed.
+
+  const RecordLoc& payload(size_t k) const { return locs[2 * k]; }
+  const RecordLoc& shape(size_t k) const { return locs[2 * k + 1]; }
 };
 
 class PayloadShapeLayout final : public RecordLayout {
@@ -70,33 +80,35 @@ class PayloadShapeLayout final : public RecordLayout {
 
   absl::StatusOr<ShapedBatch> Read(absl::Span<const uint64_t> indices,
                                    BatchAllocator allocate) const override {
-    LOADERX_ASSIGN_OR_RETURN(LocatedRecords located, Locate(indices));
+    LOADERX_ASSIGN_OR_RETURN(const Pairs pairs, LocatePairs(indices));
+    const size_t n = indices.size();
     ShapedBatch batch;
-    batch.offsets.resize(indices.size());
-    for (size_t k = 0; k < indices.size(); ++k) {
+    batch.offsets.resize(n);
+    for (size_t k = 0; k < n; ++k) {
       batch.offsets[k] = batch.total_bytes;
-      batch.total_bytes += located.payload_locs[k].logic_length;
+      batch.total_bytes += pairs.payload(k).logic_length;
     }
     LOADERX_ASSIGN_OR_RETURN(absl::Span<char> buffer,
                              allocate(batch.total_bytes));
     LOADERX_RETURN_IF_ERROR(CheckBatchBuffer(buffer, batch.total_bytes));
-    std::vector<absl::Span<char>> slots(indices.size());
-    for (size_t k = 0; k < indices.size(); ++k) {
-      slots[k] = buffer.subspan(batch.offsets[k],
-                                located.payload_locs[k].logic_length);
+    std::unique_ptr<char[]> shape_bytes(new char[pairs.shape_bytes]);
+    std::vector<absl::Span<char>> slots(2 * n);
+    for (size_t k = 0, at = 0; k < n; at += pairs.shape(k).logic_length, ++k) {
+      slots[2 * k] =
+          buffer.subspan(batch.offsets[k], pairs.payload(k).logic_length);
+      slots[2 * k + 1] =
+          absl::MakeSpan(shape_bytes.get() + at, pairs.shape(k).logic_length);
     }
-    // The second pass: every payload straight into its slot, in the
-    // engine's one-pass gather.
-    LOADERX_RETURN_IF_ERROR(engine_.GatherLocated(located.payload_indices,
-                                                  located.payload_locs, slots));
-    batch.shapes = std::move(located.shapes);
+    LOADERX_RETURN_IF_ERROR(engine_.GatherVariable(pairs.physical, slots));
+    LOADERX_RETURN_IF_ERROR(
+        DecodeShapes(indices, pairs, shape_bytes.get(), batch.shapes));
     return batch;
   }
 
   absl::StatusOr<std::vector<std::vector<uint64_t>>> Shapes(
       absl::Span<const uint64_t> indices) const override {
-    LOADERX_ASSIGN_OR_RETURN(LocatedRecords located, Locate(indices));
-    return located.shapes.ToVectors();
+    LOADERX_ASSIGN_OR_RETURN(BatchShapes shapes, ReadShapes(indices));
+    return shapes.ToVectors();
   }
 
   absl::Status Gather(
@@ -108,37 +120,68 @@ class PayloadShapeLayout final : public RecordLayout {
   }
 
   absl::Status CheckStoredRecord(uint64_t index) const override {
-    // `Locate` checks the shape against its payload's size.
-    return Locate({index}).status();
+    // `ReadShapes` checks the shape against its payload's size.
+    return ReadShapes({index}).status();
   }
 
  private:
-  // The first pass of a read, in one pass over the batch: each record's
-  // two table entries and its shape record (`RecordEngine::LocatePairs`),
-  // the shape checked against the payload's size.
-  absl::StatusOr<LocatedRecords> Locate(
-      absl::Span<const uint64_t> indices) const {
-    LocatedRecords located;
-    located.payload_indices.resize(indices.size());
+  // Both table entries of every record (`RecordEngine::Locate`), each
+  // shape record's size checked against the most a shape takes.
+  absl::StatusOr<Pairs> LocatePairs(absl::Span<const uint64_t> indices) const {
+    Pairs pairs;
+    pairs.physical.resize(2 * indices.size());
     for (size_t k = 0; k < indices.size(); ++k) {
-      located.payload_indices[k] = 2 * indices[k];
+      pairs.physical[2 * k] = 2 * indices[k];
+      pairs.physical[2 * k + 1] = 2 * indices[k] + 1;
     }
-    located.payload_locs.resize(indices.size());
-    located.shapes.Reserve(indices.size(), 4 * indices.size());  // Ranks 1-4.
-    LOADERX_RETURN_IF_ERROR(engine_.LocatePairs(
-        located.payload_indices, kMaxShapeRecordBytes,
-        absl::MakeSpan(located.payload_locs),
-        [&](size_t k, uint64_t bytes) -> absl::Status {
-          return CorruptRecordError(absl::StrCat(
-              "record ", indices[k], ": its shape record claims ", bytes,
-              " bytes, more than ", kMaxShapeDimensions, " dimensions take"));
-        },
-        [&](size_t k, absl::string_view shape) -> absl::Status {
-          return AppendShapeRecord(shape, item_size_,
-                                   located.payload_locs[k].logic_length,
-                                   indices[k], located.shapes);
-        }));
-    return located;
+    LOADERX_ASSIGN_OR_RETURN(pairs.locs, engine_.Locate(pairs.physical));
+    for (size_t k = 0; k < indices.size(); ++k) {
+      const uint64_t bytes = pairs.shape(k).logic_length;
+      if (ABSL_PREDICT_FALSE(bytes > kMaxShapeRecordBytes)) {
+        return CorruptRecordError(absl::StrCat(
+            "record ", indices[k], ": its shape record claims ", bytes,
+            " bytes, more than ", kMaxShapeDimensions, " dimensions take"));
+      }
+      pairs.shape_bytes += bytes;
+    }
+    return pairs;
+  }
+
+  // The shapes of the records at `indices`, each checked against its
+  // payload's size; the payloads are not read.
+  absl::StatusOr<BatchShapes> ReadShapes(
+      absl::Span<const uint64_t> indices) const {
+    LOADERX_ASSIGN_OR_RETURN(const Pairs pairs, LocatePairs(indices));
+    const size_t n = indices.size();
+    std::vector<uint64_t> shape_indices(n);
+    std::unique_ptr<char[]> shape_bytes(new char[pairs.shape_bytes]);
+    std::vector<absl::Span<char>> slots(n);
+    for (size_t k = 0, at = 0; k < n; at += pairs.shape(k).logic_length, ++k) {
+      shape_indices[k] = pairs.physical[2 * k + 1];
+      slots[k] =
+          absl::MakeSpan(shape_bytes.get() + at, pairs.shape(k).logic_length);
+    }
+    LOADERX_RETURN_IF_ERROR(engine_.GatherVariable(shape_indices, slots));
+    BatchShapes shapes;
+    LOADERX_RETURN_IF_ERROR(
+        DecodeShapes(indices, pairs, shape_bytes.get(), shapes));
+    return shapes;
+  }
+
+  // Each gathered shape record (back to back in `shape_bytes`) decoded and
+  // checked against its payload's size, into `shapes`.
+  absl::Status DecodeShapes(absl::Span<const uint64_t> indices,
+                            const Pairs& pairs, const char* shape_bytes,
+                            BatchShapes& shapes) const {
+    shapes.Reserve(indices.size(), 4 * indices.size());  // Ranks 1-4.
+    for (size_t k = 0; k < indices.size(); ++k) {
+      const uint64_t bytes = pairs.shape(k).logic_length;
+      LOADERX_RETURN_IF_ERROR(
+          AppendShapeRecord(absl::string_view(shape_bytes, bytes), item_size_,
+                            pairs.payload(k).logic_length, indices[k], shapes));
+      shape_bytes += bytes;
+    }
+    return absl::OkStatus();
   }
 
   RecordEngine& engine_;

@@ -162,29 +162,6 @@ class RecordEngine {
   absl::StatusOr<std::vector<store_format::RecordLoc>> Locate(
       absl::Span<const uint64_t> indices) const;
 
-  // The first pass of a read of records stored in pairs (the shaped
-  // layout's payload `firsts[i]` and its shape record `firsts[i] + 1`), in
-  // one pass over the batch on the calling thread: the payload's table
-  // entry into `payload_locs[i]`, then its companion record read and
-  // checked as any gather checks a record (bounds, size, checksum,
-  // decoding) and handed to `visit(i, its bytes)`, in batch order. A
-  // companion of more than `max_companion_bytes` is not read:
-  // `oversized(i, its size)` is returned instead. Reads the mapped files
-  // directly where the VFS maps (no per-record lock or allocation), else
-  // through `ReadAt`; the first error stops the pass.
-  absl::Status LocatePairs(
-      absl::Span<const uint64_t> firsts, uint64_t max_companion_bytes,
-      absl::Span<store_format::RecordLoc> payload_locs,
-      absl::FunctionRef<absl::Status(size_t, uint64_t)> oversized,
-      absl::FunctionRef<absl::Status(size_t, absl::string_view)> visit) const;
-
-  // `GatherVariable` for records already located: record `indices[i]`,
-  // whose entry is `locs[i]`, into `destinations[i]`.
-  absl::Status GatherLocated(
-      absl::Span<const uint64_t> indices,
-      absl::Span<const store_format::RecordLoc> locs,
-      absl::Span<const absl::Span<char>> destinations) const;
-
   // Decodes record `indices[i]` into `destinations[i]`, which must be
   // exactly its size (see `RecordSizes`).
   absl::Status GatherVariable(
@@ -341,28 +318,23 @@ class RecordEngine {
   };
   static Destinations SpansOf(absl::Span<const absl::Span<char>> spans);
 
-  // Gathers with `locs[i]` for record i, or with entries read as it goes
-  // when `locs` is empty (record_engine_gather.cc).
+  // The gathers' one loop (record_engine_gather.cc).
   absl::Status Gather(absl::Span<const uint64_t> indices,
-                      absl::Span<const store_format::RecordLoc> locs,
                       const Destinations& destinations, bool fixed) const;
-  // One record through the mappings: `located` is its entry if the caller
-  // has it. `view` is extended (replaced) when the record lies past it.
-  // Unimplemented if the VFS declined to map.
+  // One record through the mappings. `view` is extended (replaced) when
+  // the record lies past it. Unimplemented if the VFS declined to map.
   absl::Status GatherMapped(std::shared_ptr<const MappedView>& view,
                             uint64_t length, uint64_t index,
-                            const store_format::RecordLoc* located,
                             absl::Span<char> destination, bool fixed,
                             DecompressionContext* context) const;
-  // `GatherMapped`'s common case, inline, for records [i, end) of a batch
-  // (`locs` as for `Gather`): returns the position of the first record
+  // `GatherMapped`'s common case, inline, for records [i, end) of a batch:
+  // returns the position of the first record
   // that needs `GatherMapped` (its entry, bytes or checksum entry past
   // `view`, a size or checksum mismatch, a failed decode; nothing is
   // reported), or `end`. Prefetches what records a few places ahead need.
   // Only while nothing is overlaid.
   size_t GatherMappedRun(const MappedView& view,
                          absl::Span<const uint64_t> indices,
-                         absl::Span<const store_format::RecordLoc> locs,
                          const Destinations& destinations, size_t i, size_t end,
                          DecompressionContext* context) const;
   // Record `index`'s table and checksum entries through the mappings of a

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,7 +66,7 @@ absl::Status RecordEngine::GatherFixed(absl::Span<const uint64_t> indices,
   destinations.base = destination.data();
   destinations.width = width;
   destinations.bytes = destination.size();
-  return Gather(indices, {}, destinations, /*fixed=*/true);
+  return Gather(indices, destinations, /*fixed=*/true);
 }
 
 absl::Status RecordEngine::GatherVariable(
@@ -76,18 +77,7 @@ absl::Status RecordEngine::GatherVariable(
         absl::StrCat("gather: ", indices.size(), " indices but ",
                      destinations.size(), " destinations"));
   }
-  return Gather(indices, {}, SpansOf(destinations), /*fixed=*/false);
-}
-
-absl::Status RecordEngine::GatherLocated(
-    absl::Span<const uint64_t> indices, absl::Span<const RecordLoc> locs,
-    absl::Span<const absl::Span<char>> destinations) const {
-  if (locs.size() != indices.size() || destinations.size() != indices.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "gather: ", indices.size(), " indices, ", locs.size(),
-        " table entries and ", destinations.size(), " destinations"));
-  }
-  return Gather(indices, locs, SpansOf(destinations), /*fixed=*/false);
+  return Gather(indices, SpansOf(destinations), /*fixed=*/false);
 }
 
 RecordEngine::Destinations RecordEngine::SpansOf(
@@ -99,7 +89,6 @@ RecordEngine::Destinations RecordEngine::SpansOf(
 }
 
 absl::Status RecordEngine::Gather(absl::Span<const uint64_t> indices,
-                                  absl::Span<const RecordLoc> locs,
                                   const Destinations& destinations,
                                   bool fixed) const {
   const uint64_t length = this->length();
@@ -126,14 +115,13 @@ absl::Status RecordEngine::Gather(absl::Span<const uint64_t> indices,
       std::shared_ptr<const MappedView> view = batch_view;
       while (i < end) {
         if (ABSL_PREDICT_TRUE(fast)) {
-          i = GatherMappedRun(*view, indices, locs, destinations, i, end,
+          i = GatherMappedRun(*view, indices, destinations, i, end,
                               context.get());
           if (i == end) break;
         }
         // Record i needs the general path (which reports what is wrong).
         absl::Status gathered = GatherMapped(
-            view, length, indices[i], locs.empty() ? nullptr : &locs[i],
-            destinations.at(i), fixed, context.get());
+            view, length, indices[i], destinations.at(i), fixed, context.get());
         if (ABSL_PREDICT_FALSE(!gathered.ok())) {
           // The VFS declined to map: the rest goes through `ReadAt`.
           if (absl::IsUnimplemented(gathered)) break;
@@ -144,12 +132,7 @@ absl::Status RecordEngine::Gather(absl::Span<const uint64_t> indices,
     }
     std::string staging;
     for (; i < end; ++i) {
-      RecordLoc loc;
-      if (locs.empty()) {
-        LOADERX_ASSIGN_OR_RETURN(loc, ReadLoc(indices[i]));
-      } else {
-        loc = locs[i];
-      }
+      LOADERX_ASSIGN_OR_RETURN(const RecordLoc loc, ReadLoc(indices[i]));
       LOADERX_RETURN_IF_ERROR(GatherOne(indices[i], loc, destinations.at(i),
                                         fixed, context.get(), staging));
     }
@@ -207,14 +190,12 @@ absl::Status RecordEngine::Decode(uint64_t index, absl::string_view stored,
 
 size_t RecordEngine::GatherMappedRun(const MappedView& view,
                                      absl::Span<const uint64_t> indices,
-                                     absl::Span<const RecordLoc> locs,
                                      const Destinations& destinations, size_t i,
                                      size_t end,
                                      DecompressionContext* context) const {
   const FlatView flat(view);
   const bool check = verify_ && integrity_ != nullptr;
   const uint64_t* const index_at = indices.data();
-  const RecordLoc* const loc_at = locs.empty() ? nullptr : locs.data();
   for (; i < end; ++i) {
     // A record costs fewer instructions than the processor looks ahead, so
     // without prefetches each record's entries and bytes are cache misses
@@ -224,18 +205,12 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
     // files all the same.
     if (ABSL_PREDICT_TRUE(i + kEntriesAhead < end)) {
       const uint64_t ahead = index_at[i + kEntriesAhead];
-      if (loc_at == nullptr) {
-        if (const char* entry = flat.Entry(ahead)) __builtin_prefetch(entry);
-      }
+      if (const char* entry = flat.Entry(ahead)) __builtin_prefetch(entry);
       if (check) flat.PrefetchChecksumEntry(ahead);
     }
     if (ABSL_PREDICT_TRUE(i + kBytesAhead < end)) {
-      const char* entry =
-          loc_at != nullptr ? nullptr : flat.Entry(index_at[i + kBytesAhead]);
-      if (loc_at != nullptr || entry != nullptr) {
-        const RecordLoc ahead = loc_at != nullptr
-                                    ? loc_at[i + kBytesAhead]
-                                    : store_format::DecodeRecordLoc(entry);
+      if (const char* entry = flat.Entry(index_at[i + kBytesAhead])) {
+        const RecordLoc ahead = store_format::DecodeRecordLoc(entry);
         if (const char* stored = flat.Stored(ahead)) {
           const uint64_t bytes =
               std::min<uint64_t>(ahead.phys_length, kPrefetchedBytes);
@@ -247,15 +222,9 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
     }
 
     const uint64_t index = index_at[i];
-    RecordLoc loc;
-    const char* entry = nullptr;  // The mapped entry, if read from it.
-    if (loc_at != nullptr) {
-      loc = loc_at[i];
-    } else {
-      entry = flat.Entry(index);
-      if (ABSL_PREDICT_FALSE(entry == nullptr)) return i;
-      loc = store_format::DecodeRecordLoc(entry);
-    }
+    const char* const entry = flat.Entry(index);
+    if (ABSL_PREDICT_FALSE(entry == nullptr)) return i;
+    const RecordLoc loc = store_format::DecodeRecordLoc(entry);
     const absl::Span<char> destination = destinations.at(i);
     if (ABSL_PREDICT_FALSE(loc.logic_length != destination.size() ||
                            (raw_ && loc.phys_length != loc.logic_length))) {
@@ -263,6 +232,21 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
     }
     const char* const stored = flat.Stored(loc);
     if (ABSL_PREDICT_FALSE(stored == nullptr)) return i;
+    if (raw_ && check) {
+      // Hashed while copied: the stored bytes are read from memory once.
+      std::optional<uint64_t> expected;
+      if (ABSL_PREDICT_FALSE(!flat.BoundChecksum(index, entry, &expected))) {
+        return i;
+      }
+      const absl::string_view bytes(stored, loc.phys_length);
+      if (!expected.has_value()) {
+        std::memcpy(destination.data(), stored, loc.phys_length);
+      } else if (ABSL_PREDICT_FALSE(
+                     ChecksumAndCopy(bytes, destination.data()) != *expected)) {
+        return i;
+      }
+      continue;
+    }
     if (check &&
         ABSL_PREDICT_FALSE(!flat.MatchesChecksum(index, loc, entry, stored))) {
       return i;
@@ -282,7 +266,6 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
 
 absl::Status RecordEngine::GatherMapped(std::shared_ptr<const MappedView>& view,
                                         uint64_t length, uint64_t index,
-                                        const RecordLoc* located,
                                         absl::Span<char> destination,
                                         bool fixed,
                                         DecompressionContext* context) const {
@@ -294,18 +277,13 @@ absl::Status RecordEngine::GatherMapped(std::shared_ptr<const MappedView>& view,
   // The entry's own bytes, when it came from the mapped table: its
   // checksum binding is their hash.
   const char* entry_bytes = nullptr;
-  if (located != nullptr) {
-    loc = *located;
+  const absl::string_view segment = view->segment(SegmentOf(index));
+  const uint64_t at = OffsetInSegment(index);
+  if (ABSL_PREDICT_TRUE(!overlaid && at + kRecordLocBytes <= segment.size())) {
+    entry_bytes = segment.data() + at;
+    loc = store_format::DecodeRecordLoc(entry_bytes);
   } else {
-    const absl::string_view segment = view->segment(SegmentOf(index));
-    const uint64_t at = OffsetInSegment(index);
-    if (ABSL_PREDICT_TRUE(!overlaid &&
-                          at + kRecordLocBytes <= segment.size())) {
-      entry_bytes = segment.data() + at;
-      loc = store_format::DecodeRecordLoc(entry_bytes);
-    } else {
-      LOADERX_ASSIGN_OR_RETURN(loc, MappedLoc(view, length, index));
-    }
+    LOADERX_ASSIGN_OR_RETURN(loc, MappedLoc(view, length, index));
   }
   if (ABSL_PREDICT_FALSE(loc.logic_length != destination.size() ||
                          (raw_ && loc.phys_length != loc.logic_length))) {

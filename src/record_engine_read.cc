@@ -9,11 +9,13 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "loaderx/error_code.h"
 #include "loaderx/spi/status_macros.h"
 #include "src/checksum.h"
 #include "src/engine_sharding.h"
+#include "src/flat_view.h"
 #include "src/index_check.h"
 #include "src/record_engine.h"
 #include "src/record_table.h"
@@ -29,6 +31,9 @@ using store_format::SegmentOf;
 
 // The damage lines a verify report keeps.
 constexpr size_t kMaxProblems = 16;
+
+// How far ahead `ReadLocRuns` prefetches mapped table entries.
+constexpr size_t kEntriesAhead = 8;
 
 }  // namespace
 
@@ -136,11 +141,29 @@ absl::Status RecordEngine::ReadLocRuns(absl::Span<const uint64_t> indices,
     std::shared_ptr<const MappedView> view = mappings.Current();
     const uint64_t count = length();
     size_t i = 0;
-    for (; i < indices.size(); ++i) {
+    while (i < indices.size()) {
+      if (ABSL_PREDICT_TRUE(overlay_.empty())) {
+        // The inline loop, while entries lie in the mapped prefix (made
+        // again after each general step: that may replace `view`).
+        const FlatView flat(*view);
+        for (; i < indices.size(); ++i) {
+          if (ABSL_PREDICT_TRUE(i + kEntriesAhead < indices.size())) {
+            if (const char* ahead = flat.Entry(indices[i + kEntriesAhead])) {
+              __builtin_prefetch(ahead);
+            }
+          }
+          const char* const entry = flat.Entry(indices[i]);
+          if (ABSL_PREDICT_FALSE(entry == nullptr)) break;
+          locs[i] = store_format::DecodeRecordLoc(entry);
+        }
+        if (i == indices.size()) break;
+      }
+      // The general step: the overlay, or an entry past the mapped prefix.
       absl::StatusOr<RecordLoc> loc = MappedLoc(view, count, indices[i]);
       if (absl::IsUnimplemented(loc.status())) break;  // Declined to map.
       LOADERX_RETURN_IF_ERROR(loc.status());
       locs[i] = *loc;
+      ++i;
     }
     if (i == indices.size()) return absl::OkStatus();
     indices.remove_prefix(i);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/base/optimization.h"
+#include "absl/numeric/int128.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "loaderx/error_code.h"
@@ -28,10 +29,12 @@ std::optional<uint64_t> ShapeBytes(absl::Span<const uint64_t> shape,
     if (dim == 0) return 0;
   }
   if (item_size > limit) return std::nullopt;
+  // 128-bit products: no division per dimension, no overflow.
   uint64_t total = item_size;
   for (uint64_t dim : shape) {
-    if (total != 0 && dim > limit / total) return std::nullopt;
-    total *= dim;
+    const absl::uint128 product = absl::uint128(total) * dim;
+    if (product > limit) return std::nullopt;
+    total = absl::Uint128Low64(product);
   }
   return total;
 }
@@ -54,14 +57,19 @@ absl::Status AppendShapeRecord(absl::string_view bytes, uint64_t item_size,
                                 bytes.size() / 8, " words"));
   }
   uint64_t dims[kMaxShapeDimensions];
+  // One pass: each dimension loaded, nonzero, and the running product (of
+  // 128 bits, so exact) no more than the payload's size.
+  uint64_t product = item_size;
+  bool fits = true;
   for (uint64_t d = 0; d < rank; ++d) {
     dims[d] = LoadLittle<uint64_t>(&bytes[8 * (d + 1)]);
+    const absl::uint128 next = absl::uint128(product) * dims[d];
+    fits &= dims[d] != 0 && next <= payload_bytes;
+    product = absl::Uint128Low64(next);
   }
   const absl::Span<const uint64_t> shape(dims, rank);
-  const std::optional<uint64_t> total =
-      ShapeBytes(shape, item_size, payload_bytes);
-  if (ABSL_PREDICT_FALSE(!total.has_value() || *total == 0 ||
-                         *total != payload_bytes)) {
+  if (ABSL_PREDICT_FALSE(!fits || product != payload_bytes ||
+                         payload_bytes == 0)) {
     return corrupt(absl::StrCat("(", absl::StrJoin(shape, ", "), ") of ",
                                 item_size, "-byte items disagrees with its ",
                                 payload_bytes, "-byte payload"));

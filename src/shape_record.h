@@ -7,10 +7,11 @@
 //    8 * k      8  dimension k - 1, for k = 1..rank
 //
 // A scalar's shape () is 8 zero bytes; (3,) is 01 00.. 03 00... A reader
-// checks a shape record against its payload before allocating anything for
-// the record: exactly rank + 1 words, at most `kMaxShapeDimensions`
-// dimensions, and prod(shape) * itemsize equal to the payload's decoded
-// size and greater than zero, computed without overflow.
+// checks a shape record against its payload before it hands the record
+// back: exactly rank + 1 words, at most `kMaxShapeDimensions` dimensions,
+// and prod(shape) * itemsize equal to the payload's decoded size and
+// greater than zero, computed without overflow. Nothing is ever sized
+// from a shape: a batch's buffer comes from its payloads' table entries.
 
 #ifndef LOADERX_SRC_SHAPE_RECORD_H_
 #define LOADERX_SRC_SHAPE_RECORD_H_

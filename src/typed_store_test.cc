@@ -284,7 +284,7 @@ TEST_F(TypedStoreTest, RaggedShapeRecordsAreTheReferences) {
             "abc" + EncodeShapeRecord({3}) + "d" + EncodeShapeRecord({}));
 }
 
-TEST_F(TypedStoreTest, ACorruptShapeIsRefusedBeforeAnythingIsAllocated) {
+TEST_F(TypedStoreTest, ACorruptShapeFailsTheReadAndSizesNothing) {
   {
     ASSERT_OK_AND_ASSIGN(
         auto store, RaggedStore::Create(*vfs_, "/data/t", kI4, RawOptions()));
@@ -298,18 +298,22 @@ TEST_F(TypedStoreTest, ACorruptShapeIsRefusedBeforeAnythingIsAllocated) {
   std::string huge = EncodeShapeRecord({uint64_t{1} << 62});
   ASSERT_OK(chunk->WriteAt(12, huge));
   ASSERT_OK_AND_ASSIGN(auto store, RaggedStore::Open(*vfs_, "/data/t"));
-  bool allocated = false;
+  // The batch's buffer is sized from the payload's table entry (which
+  // `Open` checked against its chunk), never from a shape.
+  std::vector<uint64_t> requested;
+  std::string buffer;
   absl::Status status =
       store
           ->Read({0},
-                 [&](uint64_t) -> absl::StatusOr<absl::Span<char>> {
-                   allocated = true;
-                   return absl::Span<char>();
+                 [&](uint64_t bytes) -> absl::StatusOr<absl::Span<char>> {
+                   requested.push_back(bytes);
+                   buffer.resize(bytes);
+                   return absl::MakeSpan(buffer);
                  })
           .status();
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(ErrorCodeOf(status), ErrorCode::kCorruptRecord);
-  EXPECT_FALSE(allocated);
+  EXPECT_THAT(requested, ElementsAre(3 * sizeof(int32_t)));
   EXPECT_EQ(ErrorCodeOf(store->Shapes({0}).status()),
             ErrorCode::kCorruptRecord);
 }

@@ -1,13 +1,13 @@
 // A ragged store's reads go through mappings where the VFS maps and
-// through positional reads where it does not (`RecordEngine::LocatePairs`
-// for the shapes, then the engine's gather for the payloads); both must
-// give the same answers. This applies the same seeded random sequences of
-// appends, reads, shape queries, gathers, deletes, compactions, reopenings
-// (read-only, checksums off) and damaged chunk bytes (shape records among
-// them) to four stores: the memory VFS mapped and not (the fault VFS
-// declining), the POSIX VFS mapped and not. Every call's status, error code
-// and message (the directory left out), shapes and bytes must agree, and
-// the call counts show which path each side took. A failure names the seed
+// through positional reads where it does not (`RecordEngine::Locate` for
+// the table entries, then the engine's gather for payloads and shape
+// records); both must give the same answers. This applies the same seeded
+// random sequences of appends, reads, shape queries, gathers, deletes,
+// compactions, reopenings (read-only, checksums off) and damaged chunk bytes
+// (shape records among them) to four stores: the memory VFS mapped and not (the
+// fault VFS declining), the POSIX VFS mapped and not. Every call's status,
+// error code and message (the directory left out), shapes and bytes must agree,
+// and the call counts show which path each side took. A failure names the seed
 // and step.
 
 #include <cstdint>

@@ -26,6 +26,7 @@
 //       --record_kib=64 --batch=256 --dir=/tmp   (one line)
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -60,6 +61,9 @@ struct Settings {
   // read on the calling thread: on a busy machine, its CPU time is the
   // steadier measure of what each path costs.
   uint64_t threads = 0;
+  // The paired comparison after the table (0 rounds: none).
+  uint64_t paired_rounds = 9;
+  uint64_t paired_passes = 5;
   std::string dir = "/tmp";
 };
 
@@ -255,6 +259,58 @@ void BM_Read(benchmark::State& state, ReadBatch read, bool ragged) {
                           static_cast<int64_t>(out.size()));
 }
 
+// Paired rounds: each contender's reads alternate with dense reads of the
+// same planned batches, batch by batch (which goes first alternating too),
+// so both meet the same machine; a round's ratio is the dense time over
+// the contender's, summed over the plan `passes` times. Slow drifts in a
+// shared machine's memory bandwidth, which move the separate runs above
+// by tens of percent, cancel out here.
+void PrintPairedRatios(const ReadBatch* contenders, const char* const* names,
+                       size_t count, uint64_t rounds, uint64_t passes) {
+  Fixture& f = GetFixture();
+  if (!f.error.empty() || rounds == 0) return;
+  std::vector<char> out(GetSettings().batch * Width());
+  auto timed = [&](ReadBatch read, const std::vector<uint64_t>& batch) {
+    const auto start = std::chrono::steady_clock::now();
+    const bool ok = read(f, batch, out);
+    benchmark::DoNotOptimize(out.data());
+    const std::chrono::duration<double> took =
+        std::chrono::steady_clock::now() - start;
+    return ok ? took.count() : -1.0;
+  };
+  std::printf(
+      "\npaired with dense_gather, batch by batch (%llu rounds of %llu "
+      "passes over the plan; min / median / max of the rounds):\n",
+      static_cast<unsigned long long>(rounds),
+      static_cast<unsigned long long>(passes));
+  for (size_t c = 0; c < count; ++c) {
+    std::vector<double> ratios;
+    for (uint64_t r = 0; r < rounds; ++r) {
+      double dense = 0, contender = 0;
+      bool dense_first = (r % 2) == 0;
+      for (uint64_t p = 0; p < passes; ++p) {
+        for (const std::vector<uint64_t>& batch : f.plan) {
+          const double a =
+              timed(dense_first ? &DenseGather : contenders[c], batch);
+          const double b =
+              timed(dense_first ? contenders[c] : &DenseGather, batch);
+          if (a < 0 || b < 0) {
+            std::printf("  %-28s read failed\n", names[c]);
+            return;
+          }
+          dense += dense_first ? a : b;
+          contender += dense_first ? b : a;
+          dense_first = !dense_first;
+        }
+      }
+      ratios.push_back(dense / contender);
+    }
+    std::sort(ratios.begin(), ratios.end());
+    std::printf("  %-28s %5.2fx / %5.2fx / %5.2fx\n", names[c], ratios.front(),
+                ratios[ratios.size() / 2], ratios.back());
+  }
+}
+
 }  // namespace
 }  // namespace loaderx
 
@@ -270,6 +326,8 @@ int main(int argc, char** argv) {
                           {"--batch", number(s.batch)},
                           {"--plan_batches", number(s.plan_batches)},
                           {"--threads", number(s.threads)},
+                          {"--paired_rounds", number(s.paired_rounds)},
+                          {"--paired_passes", number(s.paired_passes)},
                           {"--dir", [&](const char* v) { s.dir = v; }}});
   if (s.records < 2 || s.records % 2 != 0 || s.batch < 2 || s.batch % 2 != 0 ||
       s.record_kib == 0 || s.plan_batches == 0) {
@@ -304,5 +362,13 @@ int main(int argc, char** argv) {
                    loaderx::DefaultThreadCount(), " threads, warm cache"));
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
-  return reporter.failed() ? 1 : 0;
+  if (reporter.failed()) return 1;
+  const loaderx::ReadBatch paired[] = {&loaderx::RaggedRead,
+                                       &loaderx::RaggedShapesThenGather,
+                                       &loaderx::RaggedGatherOnly};
+  const char* const paired_names[] = {
+      "ragged_read", "ragged_shapes_then_gather", "ragged_gather_only"};
+  loaderx::PrintPairedRatios(paired, paired_names, 3, s.paired_rounds,
+                             s.paired_passes);
+  return 0;
 }
