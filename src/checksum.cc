@@ -16,9 +16,11 @@ namespace checksum_internal {
 uint64_t HashLongAvx2(const void* bytes, size_t size);
 uint64_t HashLongAvx512(const void* bytes, size_t size);
 uint64_t HashAndCopyAvx2(const char* source, size_t size, char* destination,
-                         size_t piece);
+                         size_t piece, bool bypass_cache);
 uint64_t HashAndCopyAvx512(const char* source, size_t size, char* destination,
-                           size_t piece);
+                           size_t piece, bool bypass_cache);
+void CopyAroundCacheAvx2(char* destination, const char* source, size_t size);
+void CopyAroundCacheAvx512(char* destination, const char* source, size_t size);
 #endif
 
 namespace {
@@ -29,10 +31,14 @@ uint64_t HashLongSse2(const void* bytes, size_t size) {
 
 // Without AVX2 (or off x86) the record is hashed whole, then copied.
 uint64_t HashWholeThenCopy(const char* source, size_t size, char* destination,
-                           size_t /*piece*/) {
+                           size_t /*piece*/, bool /*bypass_cache*/) {
   const uint64_t checksum = XXH3_64bits(source, size);
   std::memcpy(destination, source, size);
   return checksum;
+}
+
+void PlainCopy(char* destination, const char* source, size_t size) {
+  std::memcpy(destination, source, size);
 }
 
 }  // namespace
@@ -53,6 +59,15 @@ HashAndCopyFunction PiecewiseHashAndCopy() {
   if (__builtin_cpu_supports("avx2")) return &HashAndCopyAvx2;
 #endif
   return &HashWholeThenCopy;
+}
+
+CopyFunction CopyAroundCache() {
+#if defined(LOADERX_XXH3_DISPATCH)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return &CopyAroundCacheAvx512;
+  if (__builtin_cpu_supports("avx2")) return &CopyAroundCacheAvx2;
+#endif
+  return &PlainCopy;
 }
 
 }  // namespace checksum_internal

@@ -20,9 +20,9 @@ namespace checksum_internal {
 uint64_t HashLongAvx2(const void* bytes, size_t size);
 uint64_t HashLongAvx512(const void* bytes, size_t size);
 uint64_t HashAndCopyAvx2(const char* source, size_t size, char* destination,
-                         size_t piece);
+                         size_t piece, bool bypass_cache);
 uint64_t HashAndCopyAvx512(const char* source, size_t size, char* destination,
-                           size_t piece);
+                           size_t piece, bool bypass_cache);
 }  // namespace checksum_internal
 namespace {
 
@@ -92,11 +92,35 @@ TEST(ChecksumTest, HashAndCopyGivesTheChecksumAndTheBytes) {
   }
   for (size_t size : sizes) {
     const std::string bytes = RandomBytes(size, size ^ 0x5a);
-    std::string copy(size + 1, '\x7f');  // One guard byte past the end.
-    ASSERT_EQ(ChecksumAndCopy(bytes, copy.data()), Checksum(bytes))
-        << size << " bytes";
-    ASSERT_EQ(copy.substr(0, size), bytes) << size << " bytes";
-    ASSERT_EQ(copy[size], '\x7f') << size << " bytes";
+    for (bool bypass_cache : {false, true}) {
+      // Guard bytes on both sides; the copy starts at an odd address, so
+      // the streaming copy's unaligned head and tail are exercised.
+      std::string copy(size + 3, '\x7f');
+      ASSERT_EQ(ChecksumAndCopy(bytes, copy.data() + 1, bypass_cache),
+                Checksum(bytes))
+          << size << " bytes";
+      ASSERT_EQ(copy.substr(1, size), bytes) << size << " bytes";
+      ASSERT_EQ(copy[0], '\x7f') << size << " bytes";
+      ASSERT_EQ(copy.substr(size + 1), "\x7f\x7f") << size << " bytes";
+    }
+  }
+}
+
+TEST(ChecksumTest, CopyBytesCopiesEveryByteAndNoMore) {
+  for (size_t size :
+       {size_t{0}, size_t{1}, size_t{63}, size_t{1023}, size_t{1024},
+        size_t{1025}, size_t{4096}, size_t{4161}, size_t{65536 + 17}}) {
+    const std::string bytes = RandomBytes(size, size * 7);
+    for (bool bypass_cache : {false, true}) {
+      for (size_t offset : {size_t{0}, size_t{1}, size_t{33}}) {
+        std::string copy(size + offset + 2, '\x7f');
+        CopyBytes(copy.data() + offset, bytes, bypass_cache);
+        ASSERT_EQ(copy.substr(offset, size), bytes)
+            << size << " bytes at offset " << offset;
+        ASSERT_EQ(copy.substr(0, offset), std::string(offset, '\x7f'));
+        ASSERT_EQ(copy.substr(offset + size), "\x7f\x7f");
+      }
+    }
   }
 }
 
@@ -113,21 +137,23 @@ TEST(ChecksumTest, EveryVectorUnitHashesPiecesAlike) {
                         size_t{70001}, size_t{262144}}) {
       const std::string bytes = RandomBytes(size, size + piece);
       const uint64_t want = XXH3_64bits(bytes.data(), bytes.size());
-      std::string copy(size, '\0');
-      if (avx2) {
-        ASSERT_EQ(checksum_internal::HashAndCopyAvx2(bytes.data(), size,
-                                                     copy.data(), piece),
-                  want)
-            << size << " bytes in pieces of " << piece << ", AVX2";
-        ASSERT_EQ(copy, bytes);
-      }
-      if (avx512) {
-        copy.assign(size, '\0');
-        ASSERT_EQ(checksum_internal::HashAndCopyAvx512(bytes.data(), size,
-                                                       copy.data(), piece),
-                  want)
-            << size << " bytes in pieces of " << piece << ", AVX-512";
-        ASSERT_EQ(copy, bytes);
+      for (bool bypass : {false, true}) {
+        std::string copy(size, '\0');
+        if (avx2) {
+          ASSERT_EQ(checksum_internal::HashAndCopyAvx2(
+                        bytes.data(), size, copy.data(), piece, bypass),
+                    want)
+              << size << " bytes in pieces of " << piece << ", AVX2";
+          ASSERT_EQ(copy, bytes);
+        }
+        if (avx512) {
+          copy.assign(size, '\0');
+          ASSERT_EQ(checksum_internal::HashAndCopyAvx512(
+                        bytes.data(), size, copy.data(), piece, bypass),
+                    want)
+              << size << " bytes in pieces of " << piece << ", AVX-512";
+          ASSERT_EQ(copy, bytes);
+        }
       }
     }
   }

@@ -20,21 +20,76 @@
 #endif
 
 #define XXH_VECTOR LOADERX_XXH3_VECTOR
+#include <immintrin.h>  // Its functions are always inlined, never emitted.
 #include <xxhash.h>
 
 namespace loaderx::checksum_internal {
 namespace {
 
+#if LOADERX_XXH3_VECTOR == 3
+using Vector = __m512i;
+inline Vector Load(const char* at) { return _mm512_loadu_si512(at); }
+inline void Stream(char* at, Vector v) {
+  _mm512_stream_si512(reinterpret_cast<Vector*>(at), v);
+}
+#else
+using Vector = __m256i;
+inline Vector Load(const char* at) {
+  return _mm256_loadu_si256(reinterpret_cast<const Vector*>(at));
+}
+inline void Stream(char* at, Vector v) {
+  _mm256_stream_si256(reinterpret_cast<Vector*>(at), v);
+}
+#endif
+
+// Copies with stores that bypass the cache (non-temporal): the destination
+// lines are written without being read first and without evicting what is
+// cached. The bytes before the destination's first vector boundary, and
+// after its last, are copied plainly. The stores are ordered only by the
+// fence `HashAndCopyInPieces` ends with.
+void StreamingCopy(char* destination, const char* source, size_t bytes) {
+  constexpr size_t kWidth = sizeof(Vector);
+  const size_t head =
+      (kWidth - reinterpret_cast<uintptr_t>(destination) % kWidth) % kWidth;
+  if (head >= bytes) {
+    __builtin_memcpy(destination, source, bytes);
+    return;
+  }
+  __builtin_memcpy(destination, source, head);
+  size_t at = head;
+  for (; at + 4 * kWidth <= bytes; at += 4 * kWidth) {
+    const Vector a = Load(source + at);
+    const Vector b = Load(source + at + kWidth);
+    const Vector c = Load(source + at + 2 * kWidth);
+    const Vector d = Load(source + at + 3 * kWidth);
+    Stream(destination + at, a);
+    Stream(destination + at + kWidth, b);
+    Stream(destination + at + 2 * kWidth, c);
+    Stream(destination + at + 3 * kWidth, d);
+  }
+  for (; at + kWidth <= bytes; at += kWidth) {
+    Stream(destination + at, Load(source + at));
+  }
+  __builtin_memcpy(destination + at, source + at, bytes - at);
+}
+
 uint64_t HashAndCopyInPieces(const char* source, size_t size, char* destination,
-                             size_t piece) {
+                             size_t piece, bool bypass_cache) {
   XXH3_state_t state;
   XXH3_INITSTATE(&state);
   XXH3_64bits_reset(&state);
   for (size_t at = 0; at < size; at += piece) {
     const size_t bytes = size - at < piece ? size - at : piece;
     XXH3_64bits_update(&state, source + at, bytes);
-    __builtin_memcpy(destination + at, source + at, bytes);
+    if (bypass_cache) {
+      StreamingCopy(destination + at, source + at, bytes);
+    } else {
+      __builtin_memcpy(destination + at, source + at, bytes);
+    }
   }
+  // Non-temporal stores are weakly ordered: fence them before whatever
+  // tells another thread the record is there.
+  if (bypass_cache) _mm_sfence();
   return XXH3_64bits_digest(&state);
 }
 
@@ -45,16 +100,24 @@ uint64_t HashLongAvx2(const void* bytes, size_t size) {
   return XXH3_64bits(bytes, size);
 }
 uint64_t HashAndCopyAvx2(const char* source, size_t size, char* destination,
-                         size_t piece) {
-  return HashAndCopyInPieces(source, size, destination, piece);
+                         size_t piece, bool bypass_cache) {
+  return HashAndCopyInPieces(source, size, destination, piece, bypass_cache);
+}
+void CopyAroundCacheAvx2(char* destination, const char* source, size_t size) {
+  StreamingCopy(destination, source, size);
+  _mm_sfence();
 }
 #elif LOADERX_XXH3_VECTOR == 3
 uint64_t HashLongAvx512(const void* bytes, size_t size) {
   return XXH3_64bits(bytes, size);
 }
 uint64_t HashAndCopyAvx512(const char* source, size_t size, char* destination,
-                           size_t piece) {
-  return HashAndCopyInPieces(source, size, destination, piece);
+                           size_t piece, bool bypass_cache) {
+  return HashAndCopyInPieces(source, size, destination, piece, bypass_cache);
+}
+void CopyAroundCacheAvx512(char* destination, const char* source, size_t size) {
+  StreamingCopy(destination, source, size);
+  _mm_sfence();
 }
 #else
 #error "LOADERX_XXH3_VECTOR must be 2 (AVX2) or 3 (AVX-512)"

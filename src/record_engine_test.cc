@@ -267,6 +267,45 @@ TEST_P(RecordEngineTest, StatsCountLiveAndReclaimableBytes) {
   EXPECT_EQ(after.live_bytes + after.reclaimable, after.chunk_bytes);
 }
 
+// A batch of 16 MiB or more is stored around the cache, 8 KiB pieces
+// hashed as they are copied (`ChecksumAndCopy`); records of an odd width
+// put every destination off the vector boundary. Every byte must arrive,
+// verified or not, and a damaged record must still be refused.
+TEST_P(RecordEngineTest, LargeBatchesArriveByteForByte) {
+  constexpr size_t kWidth = (256 << 10) + 40;
+  constexpr uint64_t kRecords = 72;  // 18 MiB in one batch.
+  auto engine = CreateStore();
+  ASSERT_NE(engine, nullptr);
+  std::string expected;
+  for (uint64_t i = 0; i < kRecords; ++i) {
+    const std::string record = NoiseRecordFor(i, kWidth);
+    ASSERT_OK(engine->AppendFixed(record, 1, kWidth));
+  }
+  std::vector<uint64_t> order(kRecords);
+  for (uint64_t i = 0; i < kRecords; ++i) order[i] = (i * 29) % kRecords;
+  for (uint64_t i : order) expected += NoiseRecordFor(i, kWidth);
+  EXPECT_TRUE(GatherFixed(*engine, order, kWidth) == expected);
+  engine.reset();
+  RecordEngineOptions unverified;
+  unverified.verify_checksums = false;
+  ASSERT_OK_AND_ASSIGN(engine,
+                       RecordEngine::Open(*vfs_, "/data/store", unverified));
+  EXPECT_TRUE(GatherFixed(*engine, order, kWidth) == expected);
+  if (GetParam() != "raw") return;
+  // One byte of record 5, in its third 8 KiB piece.
+  engine.reset();
+  {
+    ASSERT_OK_AND_ASSIGN(
+        auto chunk, vfs_->Open("/data/store/0.chunk", OpenMode::kReadWrite));
+    ASSERT_OK(chunk->WriteAt(5 * kWidth + 20000, "!"));
+  }
+  engine = Reopen();
+  ASSERT_NE(engine, nullptr);
+  std::string out(kRecords * kWidth, '\0');
+  absl::Status status = engine->GatherFixed(order, kWidth, absl::MakeSpan(out));
+  EXPECT_EQ(ErrorCodeOf(status), ErrorCode::kCorruptRecord) << status;
+}
+
 TEST_P(RecordEngineTest, RecordsNeverStraddleChunks) {
   RecordEngineOptions options;
   options.chunk_capacity = 1000;
