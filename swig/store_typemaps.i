@@ -242,9 +242,9 @@ class PythonProgressSink final : public loaderx::binding::ProgressSink {
 
   bool Report(uint64_t done, uint64_t total) override {
     PyGILState_STATE gil = PyGILState_Ensure();
-    PyObject* result =
-        PyObject_CallFunction(callable_, "KK", static_cast<unsigned long long>(done),
-                              static_cast<unsigned long long>(total));
+    PyObject* result = PyObject_CallFunction(
+        callable_, "KK", static_cast<unsigned long long>(done),
+        static_cast<unsigned long long>(total));
     const bool reported = result != nullptr;
     if (reported) {
       Py_DECREF(result);
