@@ -74,6 +74,14 @@ class BindingError : public std::runtime_error {
   int error_code_;
 };
 
+// Thrown by a binding call after a callback of the caller's raised (see
+// `ProgressSink`): the callback's own exception is already pending in the
+// language, and the wrapper returns so that it is raised.
+class CallbackRaised : public std::exception {
+ public:
+  const char* what() const noexcept override { return "a callback raised"; }
+};
+
 // The names of the registered plugins of `kind`: "vfs", "codec" or
 // "typed_owner". Unknown kind: InvalidArgument.
 std::vector<std::string> RegisteredPlugins(const std::string& kind);

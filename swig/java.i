@@ -17,6 +17,10 @@
 //                         a check that none is negative (IndexOutOfBounds).
 //   OutputBuffer&         `ByteBuffer[]` of length 1 that receives the direct
 //                         buffer the call allocated (native byte order).
+//   ProgressSink*         `org.loaderx.VerifyProgress` (null: none), its
+//                         `report(long, long)` called from the engine's
+//                         threads; the first Throwable it throws is thrown
+//                         by the call when it returns.
 //   BatchLayout           `long[][]`: element 0 the records' byte offsets,
 //                         element 1 + i record i's shape.
 //   DType                 numpy's `dtype.str` as a String (simple dtypes).
@@ -110,6 +114,87 @@ class JavaOutputBuffer final : public loaderx::binding::OutputBuffer {
   jobject buffer_ = nullptr;
 };
 
+// Passes a call's progress to an `org.loaderx.VerifyProgress`. The engine
+// reports from its own threads, so each report uses the JNIEnv of the
+// thread it runs on: a thread the JVM does not know is attached (as a
+// daemon named "loaderx-verify") for that report and detached after it;
+// a thread that was attached already is left so. The first Throwable
+// `report` throws is kept (a global reference) until `RestoreError`
+// throws it again on the calling thread. Lives in the wrapper, on the
+// calling thread (`env_`).
+class JavaProgressSink final : public loaderx::binding::ProgressSink {
+ public:
+  explicit JavaProgressSink(JNIEnv* env) : env_(env) {}
+  JavaProgressSink(const JavaProgressSink&) = delete;
+  JavaProgressSink& operator=(const JavaProgressSink&) = delete;
+  ~JavaProgressSink() override {
+    if (callback_ != nullptr) env_->DeleteGlobalRef(callback_);
+    if (thrown_ != nullptr) env_->DeleteGlobalRef(thrown_);
+  }
+
+  // Reports to `callback`; false with an exception pending if it cannot.
+  bool Bind(jobject callback) {
+    if (env_->GetJavaVM(&vm_) != JNI_OK) {
+      SWIG_JavaThrowException(env_, SWIG_JavaRuntimeException,
+                              "progress: no JavaVM for this thread");
+      return false;
+    }
+    jclass type = env_->GetObjectClass(callback);
+    if (type == nullptr) return false;
+    report_ = env_->GetMethodID(type, "report", "(JJ)V");
+    env_->DeleteLocalRef(type);
+    if (report_ == nullptr) return false;  // NoSuchMethodError is pending.
+    callback_ = env_->NewGlobalRef(callback);
+    return callback_ != nullptr;  // Else OutOfMemoryError is pending.
+  }
+
+  bool Report(uint64_t done, uint64_t total) override {
+    JNIEnv* env = nullptr;
+    bool attached = false;
+    const jint known = vm_->GetEnv(reinterpret_cast<void**>(&env), kVersion);
+    if (known == JNI_EDETACHED) {
+      JavaVMAttachArgs args{kVersion, const_cast<char*>("loaderx-verify"),
+                            nullptr};
+      if (vm_->AttachCurrentThreadAsDaemon(reinterpret_cast<void**>(&env),
+                                           &args) != JNI_OK) {
+        return false;  // `RestoreError` throws for it.
+      }
+      attached = true;
+    } else if (known != JNI_OK) {
+      return false;
+    }
+    env->CallVoidMethod(callback_, report_, static_cast<jlong>(done),
+                        static_cast<jlong>(total));
+    jthrowable thrown = env->ExceptionOccurred();
+    if (thrown != nullptr) {
+      env->ExceptionClear();
+      thrown_ = static_cast<jthrowable>(env->NewGlobalRef(thrown));
+      env->DeleteLocalRef(thrown);
+    }
+    if (attached) vm_->DetachCurrentThread();
+    return thrown == nullptr;
+  }
+
+  void RestoreError() override {
+    if (thrown_ != nullptr) {
+      env_->Throw(thrown_);
+    } else {
+      SWIG_JavaThrowException(
+          env_, SWIG_JavaRuntimeException,
+          "progress: a loaderx thread could not reach the JVM to report");
+    }
+  }
+
+ private:
+  static constexpr jint kVersion = JNI_VERSION_1_8;
+
+  JNIEnv* env_;  // The calling thread's.
+  JavaVM* vm_ = nullptr;
+  jobject callback_ = nullptr;
+  jmethodID report_ = nullptr;
+  jthrowable thrown_ = nullptr;
+};
+
 }  // namespace
 %}
 
@@ -119,6 +204,8 @@ class JavaOutputBuffer final : public loaderx::binding::OutputBuffer {
   } catch (const loaderx::binding::BindingError& error) {
     ThrowJavaException(jenv, error);
     return $null;
+  } catch (const loaderx::binding::CallbackRaised&) {
+    return $null;  // The callback's exception is pending.
   } catch (const std::bad_alloc& error) {
     SWIG_JavaThrowException(jenv, SWIG_JavaOutOfMemoryError, error.what());
     return $null;
@@ -274,6 +361,18 @@ class JavaOutputBuffer final : public loaderx::binding::OutputBuffer {
 }
 %typemap(argout) loaderx::binding::OutputBuffer& {
   jenv->SetObjectArrayElement($input, 0, temp$argnum.buffer());
+}
+
+%typemap(jni) loaderx::binding::ProgressSink* "jobject"
+%typemap(jtype) loaderx::binding::ProgressSink* "org.loaderx.VerifyProgress"
+%typemap(jstype) loaderx::binding::ProgressSink* "org.loaderx.VerifyProgress"
+%typemap(javain) loaderx::binding::ProgressSink* "$javainput"
+%typemap(in) loaderx::binding::ProgressSink* (JavaProgressSink temp(jenv)) {
+  $1 = nullptr;
+  if ($input != nullptr) {
+    if (!temp.Bind($input)) return $null;
+    $1 = &temp;
+  }
 }
 
 %typemap(jni) loaderx::binding::BatchLayout "jobjectArray"

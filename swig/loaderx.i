@@ -9,6 +9,8 @@
 // reference's `ZrecordError` codes, each also the idiomatic exception:
 // IndexError, BlockingIOError, FileNotFoundError, ValueError, ...) and
 // Java's `org.loaderx.Errors.of`. std::bad_alloc is the reference's -1.
+// `CallbackRaised` returns with the caller's callback's own exception,
+// already pending.
 
 %module loaderx_native
 
@@ -57,6 +59,8 @@ void RaisePythonError(int status_code, int error_code, const char* message) {
   } catch (const loaderx::binding::BindingError& error) {
     RaisePythonError(error.status_code(), error.error_code(), error.what());
     SWIG_fail;
+  } catch (const loaderx::binding::CallbackRaised&) {
+    SWIG_fail;  // The callback's exception is pending.
   } catch (const std::bad_alloc& error) {
     RaisePythonError(static_cast<int>(absl::StatusCode::kResourceExhausted),
                      -1, error.what());
@@ -137,6 +141,8 @@ void RaisePythonError(int status_code, int error_code, const char* message) {
 %ignore loaderx::binding::MutableBuffer;
 %ignore loaderx::binding::ConstBuffer;
 %ignore loaderx::binding::OutputBuffer;
+%ignore loaderx::binding::ProgressSink;
+%ignore loaderx::binding::CallbackRaised;
 %ignore loaderx::binding::IndexBuffer;
 %ignore loaderx::binding::BatchLayout;
 %ignore loaderx::binding::Filesystem::vfs;

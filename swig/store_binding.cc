@@ -314,10 +314,24 @@ void StoreHandle::sync() {
   store_->Shared([](TypedStore& store) { ThrowIfError(store.Sync()); });
 }
 
-VerifyResult StoreHandle::verify() const {
-  return store_->Shared([](TypedStore& store) {
-    return VerifyResult(ValueOrThrow(store.Verify()));
+VerifyResult StoreHandle::verify(ProgressSink* progress) const {
+  // The engine never reports twice at once, and its pool has finished
+  // every report when `Verify` returns, so `failed` needs no lock.
+  bool failed = false;
+  VerifyProgress report;
+  if (progress != nullptr) {
+    report = [&](uint64_t done, uint64_t total) {
+      if (!failed) failed = !progress->Report(done, total);
+    };
+  }
+  VerifyResult result = store_->Shared([&](TypedStore& store) {
+    return VerifyResult(ValueOrThrow(store.Verify(report)));
   });
+  if (failed) {
+    progress->RestoreError();
+    throw CallbackRaised();
+  }
+  return result;
 }
 
 bool StoreHandle::read_only() const {

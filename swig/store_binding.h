@@ -98,6 +98,26 @@ class OutputBuffer {
   virtual char* Allocate(size_t size) = 0;
 };
 
+// How far a long call has got, passed on to a callback of the caller's
+// (Python: any callable `progress(done, total)`; Java: an
+// `org.loaderx.VerifyProgress`). Each language implements it in its
+// typemaps, as `OutputBuffer`; it lives for the length of one call.
+class ProgressSink {
+ public:
+  virtual ~ProgressSink() = default;
+  // Passes `done` of `total` to the callback. Called from the threads doing
+  // the work (the caller's and the thread pool's), never two at once, with
+  // no language lock held: the sink takes what its language needs (the GIL;
+  // the calling thread's JNIEnv, attaching a thread the JVM does not know).
+  // False if the callback raised: the sink keeps the exception for
+  // `RestoreError`, and the call reports nothing more.
+  virtual bool Report(uint64_t done, uint64_t total) = 0;
+  // On the calling thread, after the work, once a `Report` returned false:
+  // makes the kept exception the language's pending one. The call then
+  // throws `CallbackRaised`, and the wrapper returns to raise it.
+  virtual void RestoreError() = 0;
+};
+
 // Record indices as a Python buffer (a numpy array) holds them: uint64 (used
 // as they are), int64 (a negative index counts from the end, once) or a
 // boolean mask (one flag per record, selecting the records it marks). Valid
@@ -178,8 +198,12 @@ class StoreHandle {
   StoreStatistics stats() const;
   void sync();
   // Reads every record and checks it against its checksum, reporting every
-  // damaged record (`TypedStore::Verify`).
-  VerifyResult verify() const;
+  // damaged record (`TypedStore::Verify`). `progress`, if not null, is told
+  // how far it has got (`VerifyProgress`); if it raises, it is told nothing
+  // more, the verification runs to its end, and then the call throws
+  // `CallbackRaised` with the callback's exception pending (an error of the
+  // verification itself is thrown instead, as without `progress`).
+  VerifyResult verify(ProgressSink* progress = nullptr) const;
   // Whether the handle was opened read-only.
   bool read_only() const;
   // Waits for the calls in flight, then releases the store (and its lock);

@@ -11,6 +11,10 @@
 //                    (`loaderx._buffers.byte_buffer`), which the native side
 //                    calls once; what it returned comes back after the
 //                    call's own result as a (result, buffer) tuple.
+//   ProgressSink*    Python: None (no progress) or a callable
+//                    `progress(done, total)`, called with the GIL taken
+//                    (the call runs without it); the first exception it
+//                    raises is kept and raised when the call returns.
 //   IndexBuffer      Python: a contiguous uint64, int64 or bool numpy array
 //                    (TypeError for anything else).
 //   RecordArrays     Python: a sequence of (dtype identity, shape, buffer)
@@ -217,6 +221,54 @@ class PythonOutputBuffer final : public loaderx::binding::OutputBuffer {
   bool held_ = false;
 };
 
+// Passes a call's progress to `callable(done, total)`, taking the GIL for
+// each report (the engine reports from its own threads; the call runs
+// without the GIL). The exception of a report that raises is kept until
+// `RestoreError` makes it pending again on the calling thread. The
+// destructor runs in the wrapper, with the GIL held.
+class PythonProgressSink final : public loaderx::binding::ProgressSink {
+ public:
+  PythonProgressSink() = default;
+  PythonProgressSink(const PythonProgressSink&) = delete;
+  PythonProgressSink& operator=(const PythonProgressSink&) = delete;
+  ~PythonProgressSink() override {
+    Py_XDECREF(type_);
+    Py_XDECREF(value_);
+    Py_XDECREF(traceback_);
+  }
+
+  // Borrowed: the call's argument outlives the call.
+  void set_callable(PyObject* callable) { callable_ = callable; }
+
+  bool Report(uint64_t done, uint64_t total) override {
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyObject* result = PyObject_CallFunction(
+        callable_, "KK", static_cast<unsigned long long>(done),
+        static_cast<unsigned long long>(total));
+    const bool reported = result != nullptr;
+    if (reported) {
+      Py_DECREF(result);
+    } else {
+      PyErr_Fetch(&type_, &value_, &traceback_);
+    }
+    PyGILState_Release(gil);
+    return reported;
+  }
+
+  void RestoreError() override {
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyErr_Restore(type_, value_, traceback_);  // Steals the references.
+    type_ = value_ = traceback_ = nullptr;
+    PyGILState_Release(gil);
+  }
+
+ private:
+  PyObject* callable_ = nullptr;
+  PyObject* type_ = nullptr;
+  PyObject* value_ = nullptr;
+  PyObject* traceback_ = nullptr;
+};
+
 // `view` (requested with PyBUF_FORMAT) as record indices; false, with
 // TypeError pending, for a buffer of another element type.
 bool IndexBufferOf(const Py_buffer& view, loaderx::binding::IndexBuffer* out) {
@@ -396,6 +448,22 @@ PyObject* BatchLayoutToPython(const loaderx::binding::BatchLayout& layout) {
 }
 %typemap(argout) loaderx::binding::OutputBuffer& {
   $result = Py_BuildValue("(NN)", $result, temp$argnum.Release());
+}
+
+// `verify(progress=None)`: one wrapper, the sink optional.
+%feature("compactdefaultargs") loaderx::binding::StoreHandle::verify;
+%typemap(in) loaderx::binding::ProgressSink* (PythonProgressSink temp) {
+  if ($input == Py_None) {
+    $1 = nullptr;
+  } else if (PyCallable_Check($input)) {
+    temp.set_callable($input);
+    $1 = &temp;
+  } else {
+    PyErr_Format(PyExc_TypeError,
+                 "progress must be callable (done, total) or None, not %.100s",
+                 Py_TYPE($input)->tp_name);
+    SWIG_fail;
+  }
 }
 #endif  // SWIGPYTHON
 

@@ -2,13 +2,15 @@
 // as Python and Java threads use it: a close racing gathers, appends,
 // deletes and verifies waits for the calls in flight and refuses later ones
 // with FailedPrecondition; nothing touches a freed store (run under
-// --config=asan to see it). Also read-only opens and verify through it.
+// --config=asan to see it). Also read-only opens and verify through it,
+// with its progress passed to a sink.
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -145,6 +147,59 @@ TEST(StoreHandleTest, ReadOnlyHandlesShareAndVerify) {
   } catch (const BindingError& error) {
     EXPECT_TRUE(error.busy()) << error.what();
   }
+}
+
+// A language's sink as the tests see it: every report, and a callback that
+// fails at report `fail_at` (0: never).
+class RecordingSink final : public ProgressSink {
+ public:
+  explicit RecordingSink(int fail_at = 0) : fail_at_(fail_at) {}
+
+  bool Report(uint64_t done, uint64_t total) override {
+    reports.push_back({done, total});
+    return static_cast<int>(reports.size()) != fail_at_;
+  }
+  void RestoreError() override { ++restored; }
+
+  std::vector<std::pair<uint64_t, uint64_t>> reports;
+  int restored = 0;
+
+ private:
+  int fail_at_;
+};
+
+TEST(StoreHandleTest, VerifyPassesProgressToTheSink) {
+  Filesystem fs("memory");
+  StoreHandle store(fs, "/s", "dense", DenseRequest());
+  Append(store, Records(0, 10000));
+  RecordingSink sink;
+  const VerifyResult report = store.verify(&sink);
+  EXPECT_EQ(report.records(), 10000);
+  ASSERT_FALSE(sink.reports.empty());
+  uint64_t previous = 0;
+  for (const auto& [done, total] : sink.reports) {
+    EXPECT_GE(done, previous);
+    EXPECT_EQ(total, 10000u);
+    previous = done;
+  }
+  EXPECT_EQ(sink.reports.back(),
+            std::make_pair(uint64_t{10000}, uint64_t{10000}));
+  EXPECT_EQ(sink.restored, 0);
+}
+
+TEST(StoreHandleTest, AFailedReportStopsReportsAndRaisesAfterTheWork) {
+  Filesystem fs("memory");
+  StoreHandle store(fs, "/s", "dense", DenseRequest());
+  Append(store, Records(0, 10000));  // More than one report.
+  RecordingSink sink(/*fail_at=*/1);
+  EXPECT_THROW(store.verify(&sink), CallbackRaised);
+  EXPECT_EQ(sink.reports.size(), 1u);
+  EXPECT_EQ(sink.restored, 1);
+  // The store is untouched.
+  RecordingSink again;
+  EXPECT_EQ(store.verify(&again).records(), 10000);
+  EXPECT_EQ(store.size(), 10000);
+  EXPECT_EQ(again.restored, 0);
 }
 
 }  // namespace

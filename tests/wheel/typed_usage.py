@@ -51,6 +51,14 @@ def use_the_api(directory: pathlib.Path) -> None:
     assert_type(report.problems, list[str])
     assert_type(report.metadata_verified, bool)
     assert report.ok and report.verified == report.records == 20
+    seen: list[tuple[int, int]] = []
+
+    def progress(done: int, total: int) -> None:
+        seen.append((done, total))
+
+    assert_type(dense.verify(progress), VerifyReport)
+    assert_type(dense.verify(progress=lambda done, total: None), VerifyReport)
+    assert seen and seen[-1] == (20, 20)
     dense.close()
     with DenseStore(directory / "dense", read_only=True) as shared:
         copy = pickle.loads(pickle.dumps(shared))

@@ -1,6 +1,7 @@
 """Type aliases that the public API's annotations share."""
 
 import os
+from collections.abc import Callable
 
 import numpy.typing as npt
 
@@ -11,3 +12,7 @@ StrPath = str | os.PathLike[str]
 # sequence of ints, an integer array (uint64 arrays as they are), or a
 # boolean mask of the store's length.
 RecordKey = slice | npt.ArrayLike
+
+# Told how far `verify` has got: called as `progress(done, total)` with the
+# records examined so far and in all; what it returns is ignored.
+VerifyProgress = Callable[[int, int], object]

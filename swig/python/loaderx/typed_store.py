@@ -36,7 +36,8 @@ raise RuntimeError naming the store as open read-only; `sync` does nothing.
 `verify()` reads every record once and checks it against the checksum
 written with it, returning a `loaderx.verify_report.VerifyReport` that
 names every damaged record (a damaged record read otherwise is DataLoss:
-ZrecordError -7 naming it).
+ZrecordError -7 naming it); `verify(progress)` also calls
+`progress(done, total)` as it goes.
 
 Thread safety: a store may be used from many threads. Reads, appends and
 `verify` overlap; `delete` and `compact` wait for the calls in flight and
@@ -61,7 +62,7 @@ import numpy.typing as npt
 
 from loaderx import _buffers, _dtype
 from loaderx import loaderx_native as _native
-from loaderx._typing import RecordKey, StrPath
+from loaderx._typing import RecordKey, StrPath, VerifyProgress
 from loaderx.errors import IndexOutOfRangeError
 from loaderx.verify_report import VerifyReport
 from loaderx.vfs import Vfs
@@ -315,12 +316,23 @@ class TypedStore:
         """Makes everything appended so far durable."""
         self._native.sync()
 
-    def verify(self) -> VerifyReport:
+    def verify(self, progress: VerifyProgress | None = None) -> VerifyReport:
         """Reads every record and checks it against the checksum written
         with it; the report names every damaged record instead of stopping
         at the first. May run alongside reads and appends (it covers the
-        records present when it starts); works on read-only handles."""
-        return VerifyReport._from_native(self._native.verify())
+        records present when it starts); works on read-only handles.
+
+        `progress`, if given, is called as `progress(done, total)` with the
+        records examined so far and in all: `done` grows to `total` and
+        the last call has them equal (an empty store: one call, (0, 0)),
+        after every few thousand records. Calls come from the threads doing
+        the work (the caller's and the shared pool's), never two at once,
+        each holding the GIL (the verification itself runs without it).
+        `progress` must not use this store (it may deadlock). If it raises,
+        it is not called again, the verification still runs to its end,
+        and then `verify` raises that exception instead of returning a
+        report (an error of the verification itself is raised instead)."""
+        return VerifyReport._from_native(self._native.verify(progress))
 
     def has_dict(self) -> bool:
         """Whether the store compresses against a dictionary (zstd_dict)."""

@@ -28,8 +28,9 @@ BlockingIOError (see `loaderx.errors`).
 
 Beyond 1.7.7: `vfs=` (any registered filesystem), `level=` (the
 compression level of this handle's appends, not persisted), `read_only=`
-(no writes; read-only handles share a store), `verify()` (every record
-checked against its checksum; see `TypedStore`),
+(no writes; read-only handles share a store), `verify(progress=None)`
+(every record checked against its checksum, telling `progress(done,
+total)` how far it has got; see `TypedStore.verify`),
 `close(sync=False)`, `__repr__`, dtypes (structured ones with padding
 included) that come back exactly as they were written, pickling by path (a
 store sent to another process reopens there read-only; see

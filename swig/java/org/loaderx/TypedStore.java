@@ -1,6 +1,7 @@
 package org.loaderx;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * What every store has ({@code loaderx::TypedStore}): a directory on a {@link Vfs} holding
@@ -88,9 +89,23 @@ public abstract class TypedStore implements AutoCloseable {
    * damaged record instead of stopping at the first. May run alongside reads and appends.
    */
   public VerifyReport verify() {
+    return verifyReporting(null);
+  }
+
+  /**
+   * {@link #verify()}, telling {@code progress} how far it has got as it goes (see {@link
+   * VerifyProgress}: calls from the engine's threads, never two at once). An exception {@code
+   * progress} throws stops its calls; the verification still runs to its end, and then this
+   * method throws that exception.
+   */
+  public VerifyReport verify(VerifyProgress progress) {
+    return verifyReporting(Objects.requireNonNull(progress, "progress"));
+  }
+
+  private VerifyReport verifyReporting(VerifyProgress progress) {
     return handle.call(
         h -> {
-          org.loaderx.internal.VerifyResult r = h.verify();
+          org.loaderx.internal.VerifyResult r = h.verify(progress);
           try {
             return new VerifyReport(
                 r.records(),
