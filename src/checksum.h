@@ -78,8 +78,8 @@ inline uint64_t Checksum(absl::string_view bytes) {
 
 // Copies `source` to `destination` (at least `source.size()` bytes, not
 // overlapping it): with `bypass_cache`, a record of `kMinBypassBytes` or
-// more around the cache (see `ChecksumAndCopy`). A gather's copy of a record it does not
-// verify.
+// more around the cache (see `ChecksumAndCopy`). A gather's copy of a record it
+// does not verify.
 inline void CopyBytes(char* destination, absl::string_view source,
                       bool bypass_cache) {
   if (bypass_cache && source.size() >= checksum_internal::kMinBypassBytes) {
