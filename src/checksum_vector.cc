@@ -20,6 +20,13 @@
 #endif
 
 #define XXH_VECTOR LOADERX_XXH3_VECTOR
+#if defined(__SANITIZE_ADDRESS__)
+#define LOADERX_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LOADERX_ADDRESS_SANITIZER 1
+#endif
+#endif
 #include <immintrin.h>  // Its functions are always inlined, never emitted.
 #include <xxhash.h>
 
@@ -46,7 +53,7 @@ inline void Stream(char* at, Vector v) {
 // lines are written without being read first and without evicting what is
 // cached. The bytes before the destination's first vector boundary, and
 // after its last, are copied plainly. The stores are ordered only by the
-// fence `HashAndCopyInPieces` ends with.
+// fence each caller ends with.
 void StreamingCopy(char* destination, const char* source, size_t bytes) {
   constexpr size_t kWidth = sizeof(Vector);
   const size_t head =
@@ -73,24 +80,44 @@ void StreamingCopy(char* destination, const char* source, size_t bytes) {
   __builtin_memcpy(destination + at, source + at, bytes - at);
 }
 
+void CopyPiece(char* destination, const char* source, size_t bytes,
+               bool bypass_cache) {
+  if (bypass_cache) {
+    StreamingCopy(destination, source, bytes);
+  } else {
+    __builtin_memcpy(destination, source, bytes);
+  }
+}
+
 uint64_t HashAndCopyInPieces(const char* source, size_t size, char* destination,
                              size_t piece, bool bypass_cache) {
-  XXH3_state_t state;
-  XXH3_INITSTATE(&state);
-  XXH3_64bits_reset(&state);
+#if defined(LOADERX_ADDRESS_SANITIZER)
+  // Under AddressSanitizer xxHash's streaming functions fault on an
+  // aligned vector load (of their accumulators' aligned locals, with this
+  // unit's instructions): there the record is hashed whole, below, and
+  // still copied in pieces, so the copies are what the sanitizer checks.
+  XXH3_state_t* const state = nullptr;
+#else
+  // Allocated by xxHash, 64-byte aligned for its vector loads.
+  XXH3_state_t* const state = XXH3_createState();
+#endif
+  // Hash and copy in one pass over the source: each piece is copied while
+  // the hash has just brought it into L1. Without a state (an allocation
+  // failure) the record is hashed whole, then copied.
+  if (state != nullptr) XXH3_64bits_reset(state);
+  const uint64_t whole = state == nullptr ? XXH3_64bits(source, size) : 0;
   for (size_t at = 0; at < size; at += piece) {
     const size_t bytes = size - at < piece ? size - at : piece;
-    XXH3_64bits_update(&state, source + at, bytes);
-    if (bypass_cache) {
-      StreamingCopy(destination + at, source + at, bytes);
-    } else {
-      __builtin_memcpy(destination + at, source + at, bytes);
-    }
+    if (state != nullptr) XXH3_64bits_update(state, source + at, bytes);
+    CopyPiece(destination + at, source + at, bytes, bypass_cache);
   }
   // Non-temporal stores are weakly ordered: fence them before whatever
   // tells another thread the record is there.
   if (bypass_cache) _mm_sfence();
-  return XXH3_64bits_digest(&state);
+  if (state == nullptr) return whole;
+  const uint64_t checksum = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  return checksum;
 }
 
 }  // namespace
