@@ -11,25 +11,14 @@
 namespace loaderx {
 namespace checksum_internal {
 
-#if defined(LOADERX_XXH3_DISPATCH)
-// checksum_vector.cc, compiled for each unit.
-uint64_t HashLongAvx2(const void* bytes, size_t size);
-uint64_t HashLongAvx512(const void* bytes, size_t size);
-uint64_t HashAndCopyAvx2(const char* source, size_t size, char* destination,
-                         size_t piece, bool bypass_cache);
-uint64_t HashAndCopyAvx512(const char* source, size_t size, char* destination,
-                           size_t piece, bool bypass_cache);
-void CopyAroundCacheAvx2(char* destination, const char* source, size_t size);
-void CopyAroundCacheAvx512(char* destination, const char* source, size_t size);
-#endif
-
 namespace {
 
-uint64_t HashLongSse2(const void* bytes, size_t size) {
+// The baseline: xxHash's SSE2 loop on x86-64 (its scalar one elsewhere);
+// a record is hashed whole, then copied, and copies are plain.
+uint64_t HashWhole(const void* bytes, size_t size) {
   return XXH3_64bits(bytes, size);
 }
 
-// Without AVX2 (or off x86) the record is hashed whole, then copied.
 uint64_t HashWholeThenCopy(const char* source, size_t size, char* destination,
                            size_t /*piece*/, bool /*bypass_cache*/) {
   const uint64_t checksum = XXH3_64bits(source, size);
@@ -41,33 +30,36 @@ void PlainCopy(char* destination, const char* source, size_t size) {
   std::memcpy(destination, source, size);
 }
 
+constexpr VectorKernels kBaselineKernels = {&HashWhole, &HashWholeThenCopy,
+                                            &PlainCopy};
+
 }  // namespace
 
-HashFunction LongInputHash() {
+const VectorKernels* KernelsFor(VectorUnit unit) {
+  switch (unit) {
+    case VectorUnit::kBaseline:
+      return &kBaselineKernels;
 #if defined(LOADERX_XXH3_DISPATCH)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return &HashLongAvx512;
-  if (__builtin_cpu_supports("avx2")) return &HashLongAvx2;
+    case VectorUnit::kAvx2:
+      __builtin_cpu_init();
+      return __builtin_cpu_supports("avx2") ? &kAvx2Kernels : nullptr;
+    case VectorUnit::kAvx512:
+      __builtin_cpu_init();
+      return __builtin_cpu_supports("avx512f") ? &kAvx512Kernels : nullptr;
 #endif
-  return &HashLongSse2;
+    default:
+      return nullptr;
+  }
 }
 
-HashAndCopyFunction PiecewiseHashAndCopy() {
-#if defined(LOADERX_XXH3_DISPATCH)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return &HashAndCopyAvx512;
-  if (__builtin_cpu_supports("avx2")) return &HashAndCopyAvx2;
-#endif
-  return &HashWholeThenCopy;
-}
-
-CopyFunction CopyAroundCache() {
-#if defined(LOADERX_XXH3_DISPATCH)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return &CopyAroundCacheAvx512;
-  if (__builtin_cpu_supports("avx2")) return &CopyAroundCacheAvx2;
-#endif
-  return &PlainCopy;
+const VectorKernels& BestKernels() {
+  static const VectorKernels* const best = [] {
+    for (VectorUnit unit : {VectorUnit::kAvx512, VectorUnit::kAvx2}) {
+      if (const VectorKernels* kernels = KernelsFor(unit)) return kernels;
+    }
+    return &kBaselineKernels;
+  }();
+  return *best;
 }
 
 }  // namespace checksum_internal

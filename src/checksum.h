@@ -21,6 +21,7 @@
 #include <memory>
 
 #include "absl/strings/string_view.h"
+#include "src/checksum_kernels.h"
 
 namespace loaderx {
 
@@ -38,30 +39,11 @@ inline constexpr size_t kShortInputBytes = 240;
 inline constexpr size_t kPiecewiseBytes = 16 << 10;
 inline constexpr size_t kPieceBytes = 8 << 10;
 
-using HashFunction = uint64_t (*)(const void* bytes, size_t size);
-// XXH3-64 through the widest vector unit this CPU has.
-HashFunction LongInputHash();
-
-// Copies `size` bytes from `source` to `destination`, returning XXH3-64 of
-// them, `piece` bytes at a time through AVX-512 or AVX2 (a CPU with
-// neither hashes them whole, then copies); with `bypass_cache`, through
-// non-temporal stores, fenced before it returns.
-using HashAndCopyFunction = uint64_t (*)(const char* source, size_t size,
-                                         char* destination, size_t piece,
-                                         bool bypass_cache);
-HashAndCopyFunction PiecewiseHashAndCopy();
-
 // Copies of fewer bytes are plain whatever the caller asks: 4 KiB records
 // in 16 MiB batches gathered 10-25% slower around the cache (a fence per
 // record, and short runs of streaming stores), 256 KiB ones 40-60% faster
 // (gather_benchmark).
 inline constexpr size_t kMinBypassBytes = kPiecewiseBytes;
-
-// memcpy through non-temporal stores, fenced before it returns (plain
-// memcpy on a CPU without AVX2).
-using CopyFunction = void (*)(char* destination, const char* source,
-                              size_t size);
-CopyFunction CopyAroundCache();
 
 }  // namespace checksum_internal
 
@@ -69,9 +51,9 @@ CopyFunction CopyAroundCache();
 // verified gather hashes twice per record, a table entry and its bytes.
 inline uint64_t Checksum(absl::string_view bytes) {
   if (bytes.size() > checksum_internal::kShortInputBytes) {
-    static const checksum_internal::HashFunction long_input_hash =
-        checksum_internal::LongInputHash();
-    return long_input_hash(bytes.data(), bytes.size());
+    static const checksum_internal::VectorKernels& kernels =
+        checksum_internal::BestKernels();
+    return kernels.hash(bytes.data(), bytes.size());
   }
   return XXH3_64bits(bytes.data(), bytes.size());
 }
@@ -83,9 +65,9 @@ inline uint64_t Checksum(absl::string_view bytes) {
 inline void CopyBytes(char* destination, absl::string_view source,
                       bool bypass_cache) {
   if (bypass_cache && source.size() >= checksum_internal::kMinBypassBytes) {
-    static const checksum_internal::CopyFunction copy =
-        checksum_internal::CopyAroundCache();
-    copy(destination, source.data(), source.size());
+    static const checksum_internal::VectorKernels& kernels =
+        checksum_internal::BestKernels();
+    kernels.copy_around_cache(destination, source.data(), source.size());
     return;
   }
   std::memcpy(destination, source.data(), source.size());
@@ -102,10 +84,10 @@ inline void CopyBytes(char* destination, absl::string_view source,
 inline uint64_t ChecksumAndCopy(absl::string_view source, char* destination,
                                 bool bypass_cache = false) {
   if (source.size() > checksum_internal::kPiecewiseBytes) {
-    static const checksum_internal::HashAndCopyFunction hash_and_copy =
-        checksum_internal::PiecewiseHashAndCopy();
-    return hash_and_copy(source.data(), source.size(), destination,
-                         checksum_internal::kPieceBytes, bypass_cache);
+    static const checksum_internal::VectorKernels& kernels =
+        checksum_internal::BestKernels();
+    return kernels.hash_and_copy(source.data(), source.size(), destination,
+                                 checksum_internal::kPieceBytes, bypass_cache);
   }
   const uint64_t checksum = Checksum(source);
   CopyBytes(destination, source, bypass_cache);

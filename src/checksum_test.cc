@@ -11,20 +11,35 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
 
 namespace loaderx {
-namespace checksum_internal {
-uint64_t HashLongAvx2(const void* bytes, size_t size);
-uint64_t HashLongAvx512(const void* bytes, size_t size);
-uint64_t HashAndCopyAvx2(const char* source, size_t size, char* destination,
-                         size_t piece, bool bypass_cache);
-uint64_t HashAndCopyAvx512(const char* source, size_t size, char* destination,
-                           size_t piece, bool bypass_cache);
-}  // namespace checksum_internal
 namespace {
+
+using checksum_internal::KernelsFor;
+using checksum_internal::VectorKernels;
+using checksum_internal::VectorUnit;
+
+struct Unit {
+  const char* name;
+  const VectorKernels* kernels;
+};
+
+// Every vector unit this build and this CPU have, the baseline included.
+std::vector<Unit> Units() {
+  std::vector<Unit> units;
+  for (const auto& [unit, name] : {std::pair{VectorUnit::kBaseline, "baseline"},
+                                   std::pair{VectorUnit::kAvx2, "AVX2"},
+                                   std::pair{VectorUnit::kAvx512, "AVX-512"}}) {
+    if (const VectorKernels* kernels = KernelsFor(unit)) {
+      units.push_back({name, kernels});
+    }
+  }
+  return units;
+}
 
 std::string RandomBytes(size_t size, uint64_t seed) {
   std::mt19937_64 random(seed);
@@ -57,26 +72,14 @@ TEST(ChecksumTest, IsXxh3OfTheBytes) {
 }
 
 TEST(ChecksumTest, EveryVectorUnitGivesTheSameHash) {
-#if defined(LOADERX_XXH3_DISPATCH)
-  __builtin_cpu_init();
-  const bool avx2 = __builtin_cpu_supports("avx2");
-  const bool avx512 = __builtin_cpu_supports("avx512f");
-  if (!avx2 && !avx512) GTEST_SKIP() << "neither AVX2 nor AVX-512 here";
-  for (size_t size : Sizes()) {
-    const std::string bytes = RandomBytes(size, ~size);
-    const uint64_t want = XXH3_64bits(bytes.data(), bytes.size());
-    if (avx2) {
-      ASSERT_EQ(checksum_internal::HashLongAvx2(bytes.data(), size), want)
-          << size << " bytes, AVX2";
-    }
-    if (avx512) {
-      ASSERT_EQ(checksum_internal::HashLongAvx512(bytes.data(), size), want)
-          << size << " bytes, AVX-512";
+  for (const Unit& unit : Units()) {
+    for (size_t size : Sizes()) {
+      const std::string bytes = RandomBytes(size, ~size);
+      ASSERT_EQ(unit.kernels->hash(bytes.data(), size),
+                XXH3_64bits(bytes.data(), bytes.size()))
+          << size << " bytes, " << unit.name;
     }
   }
-#else
-  GTEST_SKIP() << "no vector variants on this platform";
-#endif
 }
 
 TEST(ChecksumTest, HashAndCopyGivesTheChecksumAndTheBytes) {
@@ -125,41 +128,43 @@ TEST(ChecksumTest, CopyBytesCopiesEveryByteAndNoMore) {
 }
 
 TEST(ChecksumTest, EveryVectorUnitHashesPiecesAlike) {
-#if defined(LOADERX_XXH3_DISPATCH)
-  __builtin_cpu_init();
-  const bool avx2 = __builtin_cpu_supports("avx2");
-  const bool avx512 = __builtin_cpu_supports("avx512f");
-  if (!avx2 && !avx512) GTEST_SKIP() << "neither AVX2 nor AVX-512 here";
   // Pieces of odd sizes too: a piece boundary inside XXH3's stripes and
   // blocks.
-  for (size_t piece : {size_t{1}, size_t{63}, size_t{1000}, size_t{16384}}) {
-    for (size_t size : {size_t{0}, size_t{240}, size_t{241}, size_t{1025},
-                        size_t{70001}, size_t{262144}}) {
-      const std::string bytes = RandomBytes(size, size + piece);
-      const uint64_t want = XXH3_64bits(bytes.data(), bytes.size());
-      for (bool bypass : {false, true}) {
-        std::string copy(size, '\0');
-        if (avx2) {
-          ASSERT_EQ(checksum_internal::HashAndCopyAvx2(
-                        bytes.data(), size, copy.data(), piece, bypass),
+  for (const Unit& unit : Units()) {
+    for (size_t piece : {size_t{1}, size_t{63}, size_t{1000}, size_t{16384}}) {
+      for (size_t size : {size_t{0}, size_t{240}, size_t{241}, size_t{1025},
+                          size_t{70001}, size_t{262144}}) {
+        const std::string bytes = RandomBytes(size, size + piece);
+        const uint64_t want = XXH3_64bits(bytes.data(), bytes.size());
+        for (bool bypass : {false, true}) {
+          std::string copy(size, '\0');
+          ASSERT_EQ(unit.kernels->hash_and_copy(bytes.data(), size, copy.data(),
+                                                piece, bypass),
                     want)
-              << size << " bytes in pieces of " << piece << ", AVX2";
-          ASSERT_EQ(copy, bytes);
-        }
-        if (avx512) {
-          copy.assign(size, '\0');
-          ASSERT_EQ(checksum_internal::HashAndCopyAvx512(
-                        bytes.data(), size, copy.data(), piece, bypass),
-                    want)
-              << size << " bytes in pieces of " << piece << ", AVX-512";
-          ASSERT_EQ(copy, bytes);
+              << size << " bytes in pieces of " << piece << ", " << unit.name;
+          ASSERT_EQ(copy, bytes) << unit.name;
         }
       }
     }
   }
-#else
-  GTEST_SKIP() << "no vector variants on this platform";
-#endif
+}
+
+TEST(ChecksumTest, EveryVectorUnitCopiesAroundTheCacheExactly) {
+  for (const Unit& unit : Units()) {
+    for (size_t size :
+         {size_t{0}, size_t{1}, size_t{65}, size_t{16384}, size_t{70001}}) {
+      const std::string bytes = RandomBytes(size, size ^ 0x33);
+      for (size_t offset : {size_t{0}, size_t{1}, size_t{33}}) {
+        std::string copy(size + offset + 2, '\x7f');
+        unit.kernels->copy_around_cache(copy.data() + offset, bytes.data(),
+                                        size);
+        ASSERT_EQ(copy.substr(offset, size), bytes)
+            << size << " bytes at offset " << offset << ", " << unit.name;
+        ASSERT_EQ(copy.substr(0, offset), std::string(offset, '\x7f'));
+        ASSERT_EQ(copy.substr(offset + size), "\x7f\x7f");
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -2,15 +2,19 @@
 // piece by piece while the pieces are copied (`ChecksumAndCopy`): xxHash's
 // own AVX2 or AVX-512 accumulate loop (its `XXH_VECTOR` knob), selected
 // when this file is compiled (`LOADERX_XXH3_VECTOR`, 2 or 3, with the matching
-// -mavx2 / -mavx512f in src/BUILD.bazel). `checksum.cc` calls it only on a
-// CPU that has that unit. Every vector unit gives the same hash. Nothing
-// else is included: an inline function from a shared header compiled here
-// could be the copy the linker keeps for every caller, with instructions
-// other CPUs lack (xxHash's functions are static under XXH_INLINE_ALL);
-// the copy is the compiler's builtin, which calls the C library's memcpy.
+// -mavx2 / -mavx512f in src/BUILD.bazel), as that unit's `VectorKernels`
+// (`checksum_kernels.h`); `checksum.cc` hands them out only on a CPU that
+// has the unit. Nothing else of the project's is included: an inline
+// function from a shared header compiled here could be the copy the linker
+// keeps for every caller, with instructions other CPUs lack (xxHash's
+// functions are static under XXH_INLINE_ALL; the kernels live in an
+// unnamed namespace); the copy is the compiler's builtin, which calls the C
+// library's memcpy.
 
 #include <cstddef>
 #include <cstdint>
+
+#include "src/checksum_kernels.h"
 
 // GCC 12's own avx512fintrin.h trips its (maybe-)uninitialized warnings
 // at -O2 (its _mm512_undefined_* idiom) where it is inlined here.
@@ -120,32 +124,23 @@ uint64_t HashAndCopyInPieces(const char* source, size_t size, char* destination,
   return checksum;
 }
 
+uint64_t HashWhole(const void* bytes, size_t size) {
+  return XXH3_64bits(bytes, size);
+}
+
+void CopyAroundCache(char* destination, const char* source, size_t size) {
+  StreamingCopy(destination, source, size);
+  _mm_sfence();
+}
+
 }  // namespace
 
 #if LOADERX_XXH3_VECTOR == 2
-uint64_t HashLongAvx2(const void* bytes, size_t size) {
-  return XXH3_64bits(bytes, size);
-}
-uint64_t HashAndCopyAvx2(const char* source, size_t size, char* destination,
-                         size_t piece, bool bypass_cache) {
-  return HashAndCopyInPieces(source, size, destination, piece, bypass_cache);
-}
-void CopyAroundCacheAvx2(char* destination, const char* source, size_t size) {
-  StreamingCopy(destination, source, size);
-  _mm_sfence();
-}
+extern const VectorKernels kAvx2Kernels = {&HashWhole, &HashAndCopyInPieces,
+                                           &CopyAroundCache};
 #elif LOADERX_XXH3_VECTOR == 3
-uint64_t HashLongAvx512(const void* bytes, size_t size) {
-  return XXH3_64bits(bytes, size);
-}
-uint64_t HashAndCopyAvx512(const char* source, size_t size, char* destination,
-                           size_t piece, bool bypass_cache) {
-  return HashAndCopyInPieces(source, size, destination, piece, bypass_cache);
-}
-void CopyAroundCacheAvx512(char* destination, const char* source, size_t size) {
-  StreamingCopy(destination, source, size);
-  _mm_sfence();
-}
+extern const VectorKernels kAvx512Kernels = {&HashWhole, &HashAndCopyInPieces,
+                                             &CopyAroundCache};
 #else
 #error "LOADERX_XXH3_VECTOR must be 2 (AVX2) or 3 (AVX-512)"
 #endif

@@ -1,0 +1,46 @@
+// The vector kernels behind `checksum.h`: XXH3-64 of long inputs and the
+// gather's copies, compiled once per vector unit (`checksum_vector.cc` for
+// AVX2 and AVX-512, `checksum.cc` for the baseline every CPU runs). Every
+// unit's kernels give the same hash and the same bytes. This header holds
+// declarations only: `checksum_vector.cc` includes it, and an inline
+// function compiled there could be the copy the linker keeps for every
+// caller, with instructions other CPUs lack.
+
+#ifndef LOADERX_SRC_CHECKSUM_KERNELS_H_
+#define LOADERX_SRC_CHECKSUM_KERNELS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace loaderx::checksum_internal {
+
+struct VectorKernels {
+  // XXH3-64 of `size` bytes.
+  uint64_t (*hash)(const void* bytes, size_t size);
+  // Copies `size` bytes from `source` to `destination`, returning XXH3-64
+  // of them, hashed and copied `piece` bytes at a time (the baseline hashes
+  // them whole, then copies); with `bypass_cache`, through non-temporal
+  // stores, fenced before it returns.
+  uint64_t (*hash_and_copy)(const char* source, size_t size, char* destination,
+                            size_t piece, bool bypass_cache);
+  // memcpy through non-temporal stores, fenced before it returns (the
+  // baseline: memcpy).
+  void (*copy_around_cache)(char* destination, const char* source, size_t size);
+};
+
+enum class VectorUnit { kBaseline, kAvx2, kAvx512 };
+
+// `unit`'s kernels, or null when this build or this CPU lacks the unit
+// (never for `kBaseline`).
+const VectorKernels* KernelsFor(VectorUnit unit);
+
+// The widest unit's kernels, chosen once per process.
+const VectorKernels& BestKernels();
+
+// checksum_vector.cc, one per unit compiled.
+extern const VectorKernels kAvx2Kernels;
+extern const VectorKernels kAvx512Kernels;
+
+}  // namespace loaderx::checksum_internal
+
+#endif  // LOADERX_SRC_CHECKSUM_KERNELS_H_
