@@ -3,8 +3,11 @@
 // commit and moved together by deletes.
 //
 // A batch read is one pass over the record table and one gather. Both
-// table entries of every record are read once (`RecordEngine::Locate`) and
-// each shape record's size checked against the most a shape takes; one
+// table entries of every record are read (`RecordEngine::Locate`) and each
+// shape record's size checked against the most a shape takes (the gather
+// reads the entries again, from the cache, and hashes each mapped entry
+// for its checksum binding: cheaper, measured, than handing it the decoded
+// ones, whose binding must be encoded again); one
 // buffer of the batch's size (the payloads' sizes, which `Open` checked
 // against their chunks and codec) is asked for; then the engine's one-pass
 // gather (`GatherVariable`) takes every payload straight into its place in
