@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "absl/base/attributes.h"
 #include "absl/base/optimization.h"
 #include "absl/strings/string_view.h"
 #include "src/checksum.h"
@@ -54,7 +55,13 @@ class FlatView {
   }
   // Fetches record `index`'s checksum entry into cache, if mapped: 24
   // bytes, so maybe two cache lines. Never faults.
-  void PrefetchChecksumEntry(uint64_t index) const {
+  //
+  // Always inlined: GCC's pure-const analysis counts a prefetch as no
+  // effect at all, so an out-of-line function that only prefetches is
+  // deemed `const` and every call to it is deleted (GCC 12 did exactly
+  // that to this one, and the gather then waited on every checksum entry).
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void PrefetchChecksumEntry(
+      uint64_t index) const {
     if (const char* entry = ChecksumEntry(index)) {
       __builtin_prefetch(entry);
       __builtin_prefetch(entry + integrity_format::kEntryBytes - 1);

@@ -16,11 +16,19 @@
 // `Schedule` queues work that nobody waits for (a loader's prefetching); a
 // caller that later needs that work done must be able to do it itself, since
 // a worker may be busy or the pool may have none.
+//
+// A worker out of work, and a caller waiting for other threads' shards,
+// keep looking for up to 100 microseconds before they sleep: calls that come
+// back to back (a training loop's batches) then start and finish without a
+// thread being woken, which on a VM costs as much as gathering a batch of
+// small records. An idle pool uses no processor time after that.
 
 #ifndef LOADERX_THREAD_POOL_H_
 #define LOADERX_THREAD_POOL_H_
 
+#include <atomic>
 #include <condition_variable>
+#include <cstddef>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -74,7 +82,10 @@ class ThreadPool {
   std::mutex mu_;
   std::condition_variable wake_;
   std::deque<std::function<void()>> queue_;  // Guarded by `mu_`.
-  bool stopping_ = false;                    // Guarded by `mu_`.
+  // `queue_.size()`, written under `mu_`, read without it by workers
+  // looking for work before they sleep.
+  std::atomic<size_t> queued_{0};
+  bool stopping_ = false;  // Guarded by `mu_`.
   std::vector<std::thread> workers_;
 };
 
