@@ -385,6 +385,9 @@ class RecordEngine {
   // Null only for a read-only engine on a store without checksums.lx.
   std::unique_ptr<IntegrityFile> integrity_;
   const bool raw_;  // The codec stores records verbatim.
+  // The codec decodes damaged frames safely, so the gather's fast loop
+  // decodes a record before it hashes it (`Codec::decodes_untrusted_input`).
+  const bool decode_before_check_;
   const bool read_only_;
   const bool verify_;
   const uint64_t flush_bytes_;

@@ -1,7 +1,11 @@
 // The engine finds a codec's behaviour through its capabilities, not its
 // tag: a user's verbatim codec takes the raw codec's paths (no contexts at
-// all), and the compression level reaches the codec on create and on open.
+// all), a codec not safe on damaged input never decodes a frame that fails
+// its checksum, and the compression level reaches the codec on create and
+// on open.
 
+#include <atomic>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <string>
@@ -11,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "loaderx/codec.h"
 #include "loaderx/codec_registry.h"
+#include "loaderx/error_code.h"
 #include "loaderx/vfs_registry.h"
 #include "src/record_engine.h"
 #include "tests/record_testing.h"
@@ -67,6 +72,108 @@ const CodecRegistration kOutOfMemory(
       return absl::StatusOr<std::unique_ptr<Codec>>(
           std::make_unique<OutOfMemoryCodec>());
     });
+
+// Frames that are the record's bytes, through the codec path (not
+// verbatim). Decoding counts the frames holding `kDamageMark`, which no
+// test record holds: the frames a test damaged.
+constexpr char kDamageMark = '!';
+std::atomic<int> damaged_frames_decoded[2];
+
+template <bool kSafe>
+class CopyingCodec final : public Codec {
+ public:
+  absl::string_view name() const override {
+    return kSafe ? "test_copying_safe" : "test_copying_fragile";
+  }
+  uint8_t tag() const override { return kSafe ? 203 : 202; }
+  bool uses_dictionary() const override { return false; }
+  bool decodes_untrusted_input() const override { return kSafe; }
+  size_t CompressBound(size_t size) const override { return size; }
+  absl::StatusOr<std::unique_ptr<CompressionContext>> NewCompressionContext()
+      const override {
+    return std::make_unique<Copy>();
+  }
+  absl::StatusOr<std::unique_ptr<DecompressionContext>>
+  NewDecompressionContext() const override {
+    return std::make_unique<Copy>();
+  }
+
+ private:
+  class Copy final : public CompressionContext, public DecompressionContext {
+   public:
+    absl::StatusOr<size_t> Compress(absl::string_view src,
+                                    absl::Span<char> dst) override {
+      std::memcpy(dst.data(), src.data(), src.size());
+      return src.size();
+    }
+    absl::Status Decompress(absl::string_view src,
+                            absl::Span<char> dst) override {
+      if (src.find(kDamageMark) != absl::string_view::npos) {
+        ++damaged_frames_decoded[kSafe];
+      }
+      if (src.size() != dst.size()) return absl::DataLossError("wrong size");
+      std::memcpy(dst.data(), src.data(), src.size());
+      return absl::OkStatus();
+    }
+  };
+};
+
+const CodecRegistration kCopyingFragile(
+    "test_copying_fragile", 202, [](const CodecOptions&) {
+      return absl::StatusOr<std::unique_ptr<Codec>>(
+          std::make_unique<CopyingCodec<false>>());
+    });
+const CodecRegistration kCopyingSafe(
+    "test_copying_safe", 203, [](const CodecOptions&) {
+      return absl::StatusOr<std::unique_ptr<Codec>>(
+          std::make_unique<CopyingCodec<true>>());
+    });
+
+// A damaged frame fails the read with the same error whichever order the
+// engine checks and decodes in; only a codec safe on damaged input is ever
+// handed one.
+TEST(RecordEngineCodecTest, OnlyACodecSafeOnDamagedInputDecodesADamagedFrame) {
+  std::string errors[2];
+  for (const bool safe : {false, true}) {
+    SCOPED_TRACE(safe ? "safe" : "fragile");
+    ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("memory"));
+    RecordEngineOptions options;
+    options.codec = safe ? "test_copying_safe" : "test_copying_fragile";
+    options.thread_pool = std::make_shared<ThreadPool>(1);
+    {
+      ASSERT_OK_AND_ASSIGN(auto engine,
+                           RecordEngine::Create(*vfs, "/store", options));
+      ASSERT_OK(engine->AppendFixed(RecordsFor(0, 64, 100), 64, 100).status());
+      ASSERT_OK_AND_ASSIGN(auto chunk,
+                           vfs->Open("/store/0.chunk", OpenMode::kReadWrite));
+      ASSERT_OK(chunk->WriteAt(37 * 100 + 50, std::string(1, kDamageMark)));
+    }
+    ASSERT_OK_AND_ASSIGN(auto engine, RecordEngine::Open(*vfs, "/store"));
+    std::vector<uint64_t> batch(64);
+    for (uint64_t i = 0; i < 64; ++i) batch[i] = 63 - i;
+    std::string out(64 * 100, '\0');
+    damaged_frames_decoded[safe] = 0;
+    const absl::Status status =
+        engine->GatherFixed(batch, 100, absl::MakeSpan(out));
+    EXPECT_EQ(ErrorCodeOf(status), ErrorCode::kCorruptRecord) << status;
+    errors[safe] = std::string(status.message());
+    if (safe) {
+      EXPECT_GT(damaged_frames_decoded[safe], 0);
+    } else {
+      EXPECT_EQ(damaged_frames_decoded[safe], 0);
+    }
+    // Unverified, the damaged frame is decoded and the bytes come back.
+    RecordEngineOptions unverified;
+    unverified.verify_checksums = false;
+    engine.reset();
+    ASSERT_OK_AND_ASSIGN(engine,
+                         RecordEngine::Open(*vfs, "/store", unverified));
+    ASSERT_OK(engine->GatherFixed(batch, 100, absl::MakeSpan(out)));
+    EXPECT_GT(damaged_frames_decoded[safe], 0);
+  }
+  EXPECT_EQ(errors[0], errors[1]);
+  EXPECT_NE(errors[0].find("record 37"), std::string::npos) << errors[0];
+}
 
 TEST(RecordEngineCodecTest, BadAllocInAPoolThreadIsResourceExhausted) {
   ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("memory"));

@@ -240,13 +240,13 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
     }
     const char* const stored = flat.Stored(loc);
     if (ABSL_PREDICT_FALSE(stored == nullptr)) return i;
+    const absl::string_view bytes(stored, loc.phys_length);
     if (raw_ && check) {
       // Hashed while copied: the stored bytes are read from memory once.
       std::optional<uint64_t> expected;
       if (ABSL_PREDICT_FALSE(!flat.BoundChecksum(index, entry, &expected))) {
         return i;
       }
-      const absl::string_view bytes(stored, loc.phys_length);
       if (!expected.has_value()) {
         CopyBytes(destination.data(), bytes, bypass_cache);
       } else if (ABSL_PREDICT_FALSE(
@@ -256,18 +256,25 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
       }
       continue;
     }
-    if (check &&
+    if (raw_) {  // Unverified.
+      CopyBytes(destination.data(), bytes, bypass_cache);
+      continue;
+    }
+    // Decoded before it is hashed when the codec is safe on damaged frames
+    // (the frame's misses are then hidden behind decoding it, and the hash
+    // reads it from cache); checked first otherwise. A record that fails
+    // either goes to `GatherMapped`, which checks before it decodes and
+    // words the error.
+    const bool check_first = check && !decode_before_check_;
+    if (check_first &&
         ABSL_PREDICT_FALSE(!flat.MatchesChecksum(index, loc, entry, stored))) {
       return i;
     }
-    if (raw_) {
-      CopyBytes(destination.data(), absl::string_view(stored, loc.phys_length),
-                bypass_cache);
-    } else if (ABSL_PREDICT_FALSE(
-                   !context
-                        ->Decompress(absl::string_view(stored, loc.phys_length),
-                                     destination)
-                        .ok())) {
+    if (ABSL_PREDICT_FALSE(!context->Decompress(bytes, destination).ok())) {
+      return i;
+    }
+    if (check && !check_first &&
+        ABSL_PREDICT_FALSE(!flat.MatchesChecksum(index, loc, entry, stored))) {
       return i;
     }
   }

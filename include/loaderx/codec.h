@@ -116,6 +116,17 @@ class Codec {
   // zero-copy paths. The default is false.
   virtual bool stores_verbatim() const { return false; }
 
+  // Whether `Decompress` is safe on any input: a damaged or hostile frame
+  // makes it fail or write wrong bytes into its destination, never read or
+  // write outside its two spans, crash or hang (zstd's decoder is built
+  // and fuzzed for untrusted input). The engine may then decode a record
+  // before it checks the record's checksum: the frame comes into cache
+  // while it is decoded, which hides its misses behind the decoding, and
+  // the hash reads it from there. A record that fails its checksum fails
+  // the read with the same error either way. The default is false: every
+  // frame is checked before it is decoded.
+  virtual bool decodes_untrusted_input() const { return false; }
+
   // The largest frame `Compress` can produce for `source_size` input bytes.
   virtual size_t CompressBound(size_t source_size) const = 0;
 

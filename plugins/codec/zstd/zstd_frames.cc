@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "absl/base/optimization.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
@@ -50,32 +51,33 @@ class FrameDecompression final : public DecompressionContext {
 
   absl::Status Decompress(absl::string_view src,
                           absl::Span<char> dst) override {
+    // zstd bounds the decode by `dst`, so a frame that holds more fails
+    // and one that holds less decodes short: the frame's header is read
+    // again only to word what went wrong.
+    const size_t decoded = ZSTD_decompressDCtx(
+        context_.get(), dst.data(), dst.size(), src.data(), src.size());
+    if (ABSL_PREDICT_TRUE(!ZSTD_isError(decoded) && decoded == dst.size())) {
+      return absl::OkStatus();
+    }
     const unsigned long long declared =
         ZSTD_getFrameContentSize(src.data(), src.size());
-    if (declared == ZSTD_CONTENTSIZE_ERROR ||
-        declared == ZSTD_CONTENTSIZE_UNKNOWN) {
+    if (declared == ZSTD_CONTENTSIZE_ERROR) {
       return absl::DataLossError(
           absl::StrCat("zstd decompress: the stored record (", src.size(),
-                       " bytes) is not a zstd frame with a declared size"));
+                       " bytes) is not a zstd frame"));
     }
-    if (declared != dst.size()) {
+    if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != dst.size()) {
       return absl::DataLossError(
           absl::StrCat("zstd decompress: the stored frame holds ", declared,
                        " bytes, expected ", dst.size()));
     }
-    const size_t decoded = ZSTD_decompressDCtx(
-        context_.get(), dst.data(), dst.size(), src.data(), src.size());
     if (ZSTD_isError(decoded)) {
       return absl::DataLossError(
           absl::StrCat("zstd decompress of a ", src.size(),
                        "-byte frame failed: ", ZSTD_getErrorName(decoded)));
     }
-    if (decoded != dst.size()) {
-      return absl::DataLossError(absl::StrCat("zstd decompress: decoded ",
-                                              decoded, " bytes, expected ",
-                                              dst.size()));
-    }
-    return absl::OkStatus();
+    return absl::DataLossError(absl::StrCat(
+        "zstd decompress: decoded ", decoded, " bytes, expected ", dst.size()));
   }
 
  private:

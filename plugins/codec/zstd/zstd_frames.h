@@ -4,8 +4,9 @@
 // A compression context is a `ZSTD_CCtx` configured once (a level, or a
 // reference to the shared `ZSTD_CDict`) and reused for every record it
 // compresses with `ZSTD_compress2`; a decompression context is a `ZSTD_DCtx`
-// that decodes each frame straight into the caller's destination, after
-// checking that the frame declares exactly the destination's size.
+// that decodes each frame straight into the caller's destination and
+// checks that it decoded exactly the destination's size (zstd never writes
+// past the destination: a frame that holds more fails).
 
 #ifndef LOADERX_PLUGINS_CODEC_ZSTD_ZSTD_FRAMES_H_
 #define LOADERX_PLUGINS_CODEC_ZSTD_ZSTD_FRAMES_H_
@@ -30,6 +31,9 @@ absl::Status CheckLevel(absl::string_view codec, int level);
 // dictionaries, which outlive every context by the `Codec` contract.
 class FrameCodec : public Codec {
  public:
+  // zstd's decoder bounds every read and write by its spans and is fuzzed
+  // for hostile frames (OSS-Fuzz).
+  bool decodes_untrusted_input() const final { return true; }
   size_t CompressBound(size_t source_size) const final;
   uint64_t MaxDecodedSize(uint64_t stored_size) const final;
   absl::StatusOr<std::unique_ptr<CompressionContext>> NewCompressionContext()
