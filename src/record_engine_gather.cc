@@ -41,7 +41,13 @@ absl::Status PastChunkEndError(absl::string_view path, uint64_t index) {
       "record ", index, " lies past the end of ", path, " (damaged store)"));
 }
 
-// How far ahead `GatherMappedRun` prefetches, and how much of a record.
+// How far ahead `GatherMappedRun` prefetches, and how much of a record:
+// the first `kPrefetchedBytes` of a raw one (the hardware's own prefetcher
+// follows the copy), and a compressed frame only when it is that short.
+// The decoder of a longer frame hides the frame's first misses behind its
+// work, while a prefetch waits at retirement for its address's page walk:
+// prefetching 4 KiB zstd frames cost 2-3 % of the gather, and 64 B ones
+// gain from it.
 constexpr size_t kEntriesAhead = 8;
 constexpr size_t kBytesAhead = 4;
 constexpr uint64_t kPrefetchedBytes = 256;
@@ -221,7 +227,9 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
         const RecordLoc ahead = store_format::DecodeRecordLoc(entry);
         if (const char* stored = flat.Stored(ahead)) {
           const uint64_t bytes =
-              std::min<uint64_t>(ahead.phys_length, kPrefetchedBytes);
+              raw_ || ahead.phys_length <= kPrefetchedBytes
+                  ? std::min<uint64_t>(ahead.phys_length, kPrefetchedBytes)
+                  : 0;
           for (uint64_t line = 0; line < bytes; line += ABSL_CACHELINE_SIZE) {
             __builtin_prefetch(stored + line);
           }
