@@ -5,6 +5,7 @@ buffer is reused only once nothing refers to it any more."""
 import resource
 
 import numpy as np
+import pytest
 
 from loaderx import _buffers
 from loaderx.zrecord import DenseStore, RaggedStore
@@ -151,3 +152,40 @@ def test_free_buffers_of_other_sizes_make_room_in_a_full_pool():
     extra = _buffers.empty((3 << 20,), np.uint8)
     assert all(len(m) != 3 << 20 for m in _buffers._pool)
     assert extra.shape == (3 << 20,) and len(in_use) == _buffers.MAX_POOLED
+
+
+def transparent_huge_pages():
+    """The kernel's THP mode ("always", "madvise", "never"), or None."""
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            return f.read().split("[")[1].split("]")[0]
+    except (OSError, IndexError):
+        return None
+
+
+def smaps_entry(address):
+    """The /proc/self/smaps fields of the mapping holding `address`."""
+    fields, inside = {}, False
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            head = line.split()[0]
+            if "-" in head and ":" not in head:
+                start, end = (int(x, 16) for x in head.split("-"))
+                inside = start <= address < end
+            elif inside:
+                name, _, value = line.partition(":")
+                fields[name] = value.strip()
+    return fields
+
+
+def test_large_buffers_are_asked_for_huge_pages(tmp_path):
+    if transparent_huge_pages() not in ("always", "madvise"):
+        pytest.skip("no transparent huge pages on this kernel")
+    store, data = store_of(tmp_path, count=2048)
+    index = np.arange(1024)  # 4 MiB: two huge pages' worth at least.
+    got = store[index]
+    np.testing.assert_array_equal(got, data[index])
+    entry = smaps_entry(got.ctypes.data)
+    # Without the advice a "madvise"-mode kernel reports 0 here.
+    assert entry.get("THPeligible") == "1", entry
+    store.close()
