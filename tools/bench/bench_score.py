@@ -418,7 +418,10 @@ def measure(name, contenders, external, checks, want, missing, args, logical,
                 seconds[contender].append(took)
     seconds = {c: t for c, t in seconds.items() if c not in failed}
     print(f"\n## {name}: {title}; {args.rounds} rounds, {args.threads} threads")
-    columns = [c for c in ("np.take(out=)", "npy-mmap", "lmdb get+copy",
+    # `gather_into`'s column is the bar for `store[idx]` (a new array per
+    # batch within 10 % of a reused one).
+    columns = [c for c in ("loaderx gather_into", "np.take(out=)", "npy-mmap",
+                           "lmdb get+copy",
                            "loaderx-1.7.7", "loaderx-1.7.7 append",
                            "loaderx-1.7.7 appends only",
                            "limit memcpy", "limit pread", "limit zstd")
