@@ -28,8 +28,8 @@ checked against the source records before timing. A contender that fails
 reason (for a subprocess: its exit and the last line of its stderr) and is
 left out of the later rounds; the run goes on to the end and then exits 1.
 Each round times every contender once over the whole plan; ratios
-are taken within a round and reported as min-max over the rounds, beside
-each contender's own min-max rate. Page cache warm, as in a training loop.
+are taken within a round and reported as min-max over the rounds and,
+after a ~, their median, beside each contender's own min-max rate. Page cache warm, as in a training loop.
 
     bazel run --config=opt //tools/bench:bench_score -- [--scale 1]
         [--rounds 5] [--threads 2] [--only dense-64B-raw,...] [--dir /tmp]
@@ -48,6 +48,7 @@ import os
 import random
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -438,7 +439,9 @@ def measure(name, contenders, external, checks, want, missing, args, logical,
                 f" {min(gib):>6.2f}-{max(gib):<6.2f}")
         for c in columns:
             ratios = [o / t for t, o in zip(times, seconds[c])]
-            line += f" {min(ratios):>11.2f}-{max(ratios):<10.2f}x"
+            cell = (f"{min(ratios):.2f}-{max(ratios):.2f}"
+                    f" ~{statistics.median(ratios):.2f}x")
+            line += f" {cell:>24}"
         print(line)
         rows[contender] = {"seconds": times}
     for contender, why in failed.items():
