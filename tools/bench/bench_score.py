@@ -29,7 +29,8 @@ reason (for a subprocess: its exit and the last line of its stderr) and is
 left out of the later rounds; the run goes on to the end and then exits 1.
 Each round times every contender once over the whole plan; ratios
 are taken within a round and reported as min-max over the rounds and,
-after a ~, their median, beside each contender's own min-max rate. Page cache warm, as in a training loop.
+after a ~, their median, beside each contender's own min-max rate. Page
+cache warm, as in a training loop.
 
     bazel run --config=opt //tools/bench:bench_score -- [--scale 1]
         [--rounds 5] [--threads 2] [--only dense-64B-raw,...] [--dir /tmp]
