@@ -26,6 +26,13 @@ struct VectorKernels {
   // memcpy through non-temporal stores, fenced before it returns (the
   // baseline: memcpy).
   void (*copy_around_cache)(char* destination, const char* source, size_t size);
+  // The same without the fence: the stores are ordered only by a later
+  // `fence` on the same thread (the baseline: memcpy).
+  void (*copy_around_cache_unfenced)(char* destination, const char* source,
+                                     size_t size);
+  // Orders every earlier non-temporal store of this thread before the
+  // stores after it (the baseline: nothing, it makes none).
+  void (*fence)();
 };
 
 enum class VectorUnit { kBaseline, kAvx2, kAvx512 };

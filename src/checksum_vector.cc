@@ -133,14 +133,16 @@ void CopyAroundCache(char* destination, const char* source, size_t size) {
   _mm_sfence();
 }
 
+void Fence() { _mm_sfence(); }
+
 }  // namespace
 
 #if LOADERX_XXH3_VECTOR == 2
-extern const VectorKernels kAvx2Kernels = {&HashWhole, &HashAndCopyInPieces,
-                                           &CopyAroundCache};
+extern const VectorKernels kAvx2Kernels = {
+    &HashWhole, &HashAndCopyInPieces, &CopyAroundCache, &StreamingCopy, &Fence};
 #elif LOADERX_XXH3_VECTOR == 3
-extern const VectorKernels kAvx512Kernels = {&HashWhole, &HashAndCopyInPieces,
-                                             &CopyAroundCache};
+extern const VectorKernels kAvx512Kernels = {
+    &HashWhole, &HashAndCopyInPieces, &CopyAroundCache, &StreamingCopy, &Fence};
 #else
 #error "LOADERX_XXH3_VECTOR must be 2 (AVX2) or 3 (AVX-512)"
 #endif

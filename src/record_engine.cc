@@ -69,6 +69,8 @@ RecordEngine::RecordEngine(std::unique_ptr<StoreFiles> files,
       read_only_(options.read_only),
       verify_(options.verify_checksums),
       flush_bytes_(std::max<uint64_t>(options.flush_bytes, 1)),
+      contiguous_write_bytes_(
+          std::max<uint64_t>(options.contiguous_write_bytes, 1)),
       chunk_capacity_(
           std::clamp<uint64_t>(options.chunk_capacity, 1, kChunkCapacity - 1)),
       batch_bytes_(std::max<uint64_t>(options.compaction_batch_bytes, 1)),

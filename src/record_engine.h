@@ -78,6 +78,12 @@ struct RecordEngineOptions {
   // Raw appends pack contiguous records into vectored writes of at most
   // this many bytes (`tools/bench/vfs_write_benchmark.cc` measures why).
   uint64_t flush_bytes = 256 << 10;
+  // A batch of equal-width raw records lies contiguous in the caller's
+  // memory and is written in pieces of at most this many bytes (whole
+  // records, at least one). Large pieces let Linux cache each 2 MiB block
+  // a piece covers whole as one huge folio, which a mapped gather then
+  // reads through one TLB entry (docs/design.md, "Raw flush path").
+  uint64_t contiguous_write_bytes = 64 << 20;
   // The pool compression and gathers run on; null means the process's
   // `DefaultThreadPool()`.
   std::shared_ptr<ThreadPool> thread_pool;
@@ -391,6 +397,7 @@ class RecordEngine {
   const bool read_only_;
   const bool verify_;
   const uint64_t flush_bytes_;
+  const uint64_t contiguous_write_bytes_;
   const uint64_t chunk_capacity_;
   const uint64_t batch_bytes_;
   const uint64_t batch_records_;

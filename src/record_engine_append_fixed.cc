@@ -1,9 +1,9 @@
 // `RecordEngine::CommitFixedRaw`: the append of a batch of equal-width
 // records into a raw store, the common case of a training set written in
 // large batches. The caller's bytes go to the chunk as they lie (one write
-// per `flush_bytes` of each chunk the batch touches: no per-record iovec,
-// frame or allocation), and while that write runs, a second thread
-// computes the batch's table entries and checksum entries straight into
+// per `contiguous_write_bytes` of each chunk the batch touches: no
+// per-record iovec, frame or allocation), and while that write runs, a second
+// thread computes the batch's table entries and checksum entries straight into
 // reused encoding buffers (no staging copy of the records). The I/O stays
 // in the one order every append keeps — payload, checksum entries, `.loc`
 // entries, seal, meta.zr, seal — since only the payload write overlaps
@@ -81,7 +81,8 @@ absl::StatusOr<uint64_t> RecordEngine::CommitFixedRaw(absl::string_view data,
                             ? Reserve(entry_bytes_, count * kEntryBytes)
                             : nullptr;
   auto write_payload = [&]() -> absl::Status {
-    const uint64_t per_write = std::max<uint64_t>(1, flush_bytes_ / width);
+    const uint64_t per_write =
+        std::max<uint64_t>(1, contiguous_write_bytes_ / width);
     for (const Run& run : runs) {
       LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, files_->Chunk(run.chunk_id));
       for (uint64_t done = 0; done < run.count;) {

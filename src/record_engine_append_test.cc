@@ -44,6 +44,7 @@ TEST_P(FixedAppendTest, WritesWhatRecordByRecordAppendsWrite) {
   RecordEngineOptions options;
   options.chunk_capacity = c.chunk_capacity;
   options.flush_bytes = c.flush_bytes;
+  options.contiguous_write_bytes = c.flush_bytes;
   options.thread_pool = std::make_shared<ThreadPool>(c.threads - 1);
   ASSERT_OK_AND_ASSIGN(auto fixed,
                        RecordEngine::Create(*vfs, "/fixed", options));

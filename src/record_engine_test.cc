@@ -267,43 +267,57 @@ TEST_P(RecordEngineTest, StatsCountLiveAndReclaimableBytes) {
   EXPECT_EQ(after.live_bytes + after.reclaimable, after.chunk_bytes);
 }
 
-// A batch of 16 MiB or more is stored around the cache, 8 KiB pieces
-// hashed as they are copied (`ChecksumAndCopy`); records of an odd width
+// A batch of 16 MiB or more is stored around the cache: records longer
+// than 16 KiB in 8 KiB pieces hashed as they are copied (`ChecksumAndCopy`),
+// medium ones streamed whole without a fence each, then hashed from the
+// source (`ChecksumAndStream`, one fence per run). Records of an odd width
 // put every destination off the vector boundary. Every byte must arrive,
 // verified or not, and a damaged record must still be refused.
 TEST_P(RecordEngineTest, LargeBatchesArriveByteForByte) {
-  constexpr size_t kWidth = (256 << 10) + 40;
-  constexpr uint64_t kRecords = 72;  // 18 MiB in one batch.
-  auto engine = CreateStore();
-  ASSERT_NE(engine, nullptr);
-  std::string expected;
-  for (uint64_t i = 0; i < kRecords; ++i) {
-    const std::string record = NoiseRecordFor(i, kWidth);
-    ASSERT_OK(engine->AppendFixed(record, 1, kWidth));
+  struct Case {
+    size_t width;
+    uint64_t records;
+    uint64_t damaged_at;  // A byte of record 5.
+  };
+  for (const Case& c : {Case{(256 << 10) + 40, 72, 20000},  // 18 MiB.
+                        Case{4096 + 40, 4200, 3000}}) {     // 16.6 MiB.
+    SCOPED_TRACE(c.width);
+    ASSERT_OK_AND_ASSIGN(vfs_, CreateVfs("memory"));  // A fresh store.
+    ASSERT_OK(vfs_->CreateDirectory("/data"));
+    auto engine = CreateStore();
+    ASSERT_NE(engine, nullptr);
+    std::string records;
+    for (uint64_t i = 0; i < c.records; ++i) {
+      records += NoiseRecordFor(i, c.width);
+    }
+    ASSERT_OK(engine->AppendFixed(records, c.records, c.width));
+    std::vector<uint64_t> order(c.records);
+    std::string expected;
+    for (uint64_t i = 0; i < c.records; ++i) {
+      order[i] = (i * 29) % c.records;
+      expected += records.substr(order[i] * c.width, c.width);
+    }
+    EXPECT_TRUE(GatherFixed(*engine, order, c.width) == expected);
+    engine.reset();
+    RecordEngineOptions unverified;
+    unverified.verify_checksums = false;
+    ASSERT_OK_AND_ASSIGN(engine,
+                         RecordEngine::Open(*vfs_, "/data/store", unverified));
+    EXPECT_TRUE(GatherFixed(*engine, order, c.width) == expected);
+    if (GetParam() != "raw") continue;
+    engine.reset();
+    {
+      ASSERT_OK_AND_ASSIGN(
+          auto chunk, vfs_->Open("/data/store/0.chunk", OpenMode::kReadWrite));
+      ASSERT_OK(chunk->WriteAt(5 * c.width + c.damaged_at, "!"));
+    }
+    engine = Reopen();
+    ASSERT_NE(engine, nullptr);
+    std::string out(c.records * c.width, '\0');
+    absl::Status status =
+        engine->GatherFixed(order, c.width, absl::MakeSpan(out));
+    EXPECT_EQ(ErrorCodeOf(status), ErrorCode::kCorruptRecord) << status;
   }
-  std::vector<uint64_t> order(kRecords);
-  for (uint64_t i = 0; i < kRecords; ++i) order[i] = (i * 29) % kRecords;
-  for (uint64_t i : order) expected += NoiseRecordFor(i, kWidth);
-  EXPECT_TRUE(GatherFixed(*engine, order, kWidth) == expected);
-  engine.reset();
-  RecordEngineOptions unverified;
-  unverified.verify_checksums = false;
-  ASSERT_OK_AND_ASSIGN(engine,
-                       RecordEngine::Open(*vfs_, "/data/store", unverified));
-  EXPECT_TRUE(GatherFixed(*engine, order, kWidth) == expected);
-  if (GetParam() != "raw") return;
-  // One byte of record 5, in its third 8 KiB piece.
-  engine.reset();
-  {
-    ASSERT_OK_AND_ASSIGN(
-        auto chunk, vfs_->Open("/data/store/0.chunk", OpenMode::kReadWrite));
-    ASSERT_OK(chunk->WriteAt(5 * kWidth + 20000, "!"));
-  }
-  engine = Reopen();
-  ASSERT_NE(engine, nullptr);
-  std::string out(kRecords * kWidth, '\0');
-  absl::Status status = engine->GatherFixed(order, kWidth, absl::MakeSpan(out));
-  EXPECT_EQ(ErrorCodeOf(status), ErrorCode::kCorruptRecord) << status;
 }
 
 TEST_P(RecordEngineTest, RecordsNeverStraddleChunks) {
@@ -411,19 +425,41 @@ TEST_P(RecordEngineTest, ConcurrentGathersWhileAppending) {
   EXPECT_EQ(engine->length(), 64u + 40 * 16);
 }
 
-TEST(RecordEngineFlushTest, RawAppendsGoOutInVectoredWritesOfFlushBytes) {
-  FaultVfs vfs(CreateVfs("memory").value());
-  ASSERT_OK(vfs.CreateDirectory("/s"));
-  RecordEngineOptions options;
-  options.flush_bytes = 4096;
-  ASSERT_OK_AND_ASSIGN(auto engine,
-                       RecordEngine::Create(vfs, "/s/store", options));
-  const int64_t before = vfs.CallCount(VfsOp::kWriteVectorAt);
+// Records that lie apart go out in vectored writes of at most
+// `flush_bytes`; a fixed-width batch, contiguous in memory, in writes of at
+// most `contiguous_write_bytes` (64 MiB by default: one write here).
+TEST(RecordEngineFlushTest, RawAppendsGoOutInWritesOfTheirCap) {
+  struct Case {
+    bool contiguous;
+    uint64_t flush_bytes, contiguous_write_bytes;
+    int64_t writes;
+  };
   // 100 records of 1000 bytes: four per 4096-byte write, so 25 writes,
   // whatever the batch size.
-  std::string data(100 * 1000, 'x');
-  ASSERT_OK(engine->AppendFixed(data, 100, 1000));
-  EXPECT_EQ(vfs.CallCount(VfsOp::kWriteVectorAt) - before, 25);
+  for (const Case& c :
+       {Case{false, 4096, 64 << 20, 25}, Case{true, 4096, 4096, 25},
+        Case{true, 4096, 64 << 20, 1}}) {
+    SCOPED_TRACE(absl::StrCat(c.contiguous, " ", c.contiguous_write_bytes));
+    FaultVfs vfs(CreateVfs("memory").value());
+    ASSERT_OK(vfs.CreateDirectory("/s"));
+    RecordEngineOptions options;
+    options.flush_bytes = c.flush_bytes;
+    options.contiguous_write_bytes = c.contiguous_write_bytes;
+    ASSERT_OK_AND_ASSIGN(auto engine,
+                         RecordEngine::Create(vfs, "/s/store", options));
+    const int64_t before = vfs.CallCount(VfsOp::kWriteVectorAt);
+    const std::string data(100 * 1000, 'x');
+    if (c.contiguous) {
+      ASSERT_OK(engine->AppendFixed(data, 100, 1000));
+    } else {
+      std::vector<absl::string_view> records;
+      for (int i = 0; i < 100; ++i) {
+        records.push_back(absl::string_view(data).substr(i * 1000, 1000));
+      }
+      ASSERT_OK(engine->AppendVariable(records).status());
+    }
+    EXPECT_EQ(vfs.CallCount(VfsOp::kWriteVectorAt) - before, c.writes);
+  }
 }
 
 TEST(RecordEngineCodecTest, UnknownCodecIsAnUnknownName) {

@@ -5,7 +5,8 @@
 // that meet at a barrier per batch):
 //
 //   memcpy   memcpy each record's stored bytes out of a read-only mapping
-//            of its chunk file
+//            of its chunk file, made by the "posix" VFS as the store's
+//            own mappings are (placed for huge pages)
 //   pread    one pread per record from its chunk file
 //   zstd     ZSTD_decompressDCtx of each record's stored frame, from the
 //            mapping, one context per thread (zstd stores)
@@ -41,6 +42,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "loaderx/spi/status_macros.h"
+#include "loaderx/vfs.h"
+#include "loaderx/vfs_registry.h"
 #include "src/record_engine.h"
 #include "src/store_format.h"
 
@@ -54,6 +57,7 @@ struct Settings {
 
 struct Chunk {
   int fd = -1;
+  std::unique_ptr<MappedRegion> mapping;
   const char* data = nullptr;
 };
 
@@ -91,18 +95,17 @@ absl::Status Run(const Settings& s) {
     if (loc.chunk_id < chunks.size()) continue;
     chunks.resize(loc.chunk_id + 1);
   }
+  LOADERX_ASSIGN_OR_RETURN(std::unique_ptr<Vfs> vfs, CreateVfs("posix"));
   for (size_t id = 0; id < chunks.size(); ++id) {
     const std::string path =
         absl::StrCat(s.store, "/", store_format::ChunkFileName(id));
     chunks[id].fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (chunks[id].fd < 0) return absl::NotFoundError(path);
-    const off_t size = ::lseek(chunks[id].fd, 0, SEEK_END);
-    if (size > 0) {
-      void* map =
-          ::mmap(nullptr, size, PROT_READ, MAP_SHARED, chunks[id].fd, 0);
-      if (map == MAP_FAILED) return absl::InternalError("mmap " + path);
-      chunks[id].data = static_cast<const char*>(map);
-    }
+    LOADERX_ASSIGN_OR_RETURN(std::unique_ptr<VfsFile> file,
+                             vfs->Open(path, OpenMode::kReadOnly));
+    LOADERX_ASSIGN_OR_RETURN(const uint64_t size, file->Size());
+    LOADERX_ASSIGN_OR_RETURN(chunks[id].mapping, file->MapReadOnly(0, size));
+    chunks[id].data = chunks[id].mapping->data().data();
   }
   uint64_t widest = 0;
   std::vector<uint64_t> offsets(plan.size());  // Within the batch buffer.

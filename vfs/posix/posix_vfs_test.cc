@@ -1,6 +1,7 @@
 // POSIX-only behaviour the shared conformance suite cannot show from one
 // process: the locks exclude other processes, errors carry the OS's reason,
-// and special files are refused without blocking.
+// special files are refused without blocking, and large mappings are placed
+// where the kernel can map huge page-cache folios whole.
 
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -8,9 +9,12 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -123,6 +127,70 @@ TEST(PosixVfsTest, OpeningACharacterDeviceIsRefused) {
 // write loops must keep going after the short write and then report the
 // error, leaving exactly the accepted prefix. Run in a child so the limit
 // does not touch the test process.
+// The kernel's transparent huge page size, or 0 where it has none.
+uint64_t HugePageBytes() {
+  std::ifstream in("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+  uint64_t bytes = 0;
+  return in >> bytes ? bytes : 0;
+}
+
+// The number of mappings this process has (lines of /proc/self/maps).
+int MappingCount() {
+  std::ifstream in("/proc/self/maps");
+  int lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  return lines;
+}
+
+TEST(PosixVfsTest, LargeMappingsArePlacedForHugePages) {
+  const uint64_t huge = HugePageBytes();
+  if (huge == 0) GTEST_SKIP() << "the kernel reports no huge page size";
+  std::string bytes(2 * huge + 3 * 4096 + 123, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    bytes[i] = static_cast<char>(i * 2654435761u >> 13);
+  }
+  const std::string path = TempPath("placed");
+  ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("posix"));
+  ASSERT_OK_AND_ASSIGN(auto file, vfs->Open(path, OpenMode::kCreate));
+  ASSERT_OK(file->WriteAt(0, bytes));
+  // From the start, from a page inside the first huge page, and from an
+  // unaligned byte inside the second: each lands as far into a huge page as
+  // its offset lies into the file's, and holds the file's bytes.
+  for (const uint64_t offset :
+       {uint64_t{0}, uint64_t{3 * 4096}, huge / 2 + 17}) {
+    const uint64_t length = bytes.size() - offset;
+    ASSERT_OK_AND_ASSIGN(auto region, file->MapReadOnly(offset, length));
+    const uintptr_t at = reinterpret_cast<uintptr_t>(region->data().data());
+    EXPECT_EQ((at - offset) % huge, 0u) << "offset " << offset;
+    ASSERT_EQ(region->data().size(), length);
+    EXPECT_TRUE(region->data() == absl::string_view(bytes).substr(offset))
+        << "offset " << offset;
+  }
+}
+
+TEST(PosixVfsTest, PlacingAMappingLeavesNoReservationBehind) {
+  if (HugePageBytes() == 0) GTEST_SKIP() << "no huge page size";
+  const std::string path = TempPath("reservations");
+  ASSERT_OK_AND_ASSIGN(auto vfs, CreateVfs("posix"));
+  ASSERT_OK_AND_ASSIGN(auto file, vfs->Open(path, OpenMode::kCreate));
+  ASSERT_OK(file->WriteAt(0, std::string(HugePageBytes() + 5000, 'r')));
+  // Warm: the first mappings may create the allocator's own mappings.
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_OK(file->MapReadOnly(0, HugePageBytes() + 5000).status());
+  }
+  const int before = MappingCount();
+  std::vector<std::unique_ptr<MappedRegion>> held;
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_OK_AND_ASSIGN(auto region,
+                         file->MapReadOnly(4096, HugePageBytes() + 904));
+    held.push_back(std::move(region));
+  }
+  // Each held region is at most one mapping (adjacent ones may merge).
+  EXPECT_LE(MappingCount(), before + 20);
+  held.clear();
+  EXPECT_EQ(MappingCount(), before);
+}
+
 TEST(PosixVfsTest, ShortWritesAreContinuedThenReported) {
   const std::string path = TempPath("short_write");
   auto write_past_limit = [&](bool vectored) {
