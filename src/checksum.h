@@ -39,13 +39,15 @@ inline constexpr size_t kShortInputBytes = 240;
 inline constexpr size_t kPiecewiseBytes = 16 << 10;
 inline constexpr size_t kPieceBytes = 8 << 10;
 
-// `CopyBytes` and `ChecksumAndCopy` copy fewer bytes plainly whatever the
-// caller asks: with a fence per record, 4 KiB records in 16 MiB batches
-// gathered 10-25% slower around the cache, 256 KiB ones 40-60% faster
-// (gather_benchmark). Without one (`ChecksumAndStream`, a fence per run of
-// records), verified 4 KiB records gathered ~10% faster around the cache:
-// 17.0-17.3 -> 18.4-20.3 GB/s, three alternated runs.
-inline constexpr size_t kMinBypassBytes = kPiecewiseBytes;
+// With `bypass_cache`, `CopyBytes` and `ChecksumAndCopy` store what is
+// longer than `kShortInputBytes` around the cache. Records of up to
+// `kPiecewiseBytes` are stored without a fence, and the caller fences once
+// for a whole run of them (`FenceStreamedCopies`). With a fence per record,
+// 4 KiB records in 16 MiB batches gathered 10-25% slower around the cache
+// than with plain stores; with one per run, verified ones gathered ~10%
+// faster (17.0-17.3 -> 18.4-20.3 GB/s, gather_benchmark, three alternated
+// runs). Longer records are fenced as they are copied: 256 KiB ones
+// gathered 40-60% faster around the cache.
 
 }  // namespace checksum_internal
 
@@ -61,15 +63,21 @@ inline uint64_t Checksum(absl::string_view bytes) {
 }
 
 // Copies `source` to `destination` (at least `source.size()` bytes, not
-// overlapping it): with `bypass_cache`, a record of `kMinBypassBytes` or
-// more around the cache (see `ChecksumAndCopy`). A gather's copy of a record it
-// does not verify.
+// overlapping it): with `bypass_cache`, around the cache when it is longer
+// than `kShortInputBytes` (see above; the caller then ends its run of
+// copies with `FenceStreamedCopies`). A gather's copy of a record it does
+// not verify.
 inline void CopyBytes(char* destination, absl::string_view source,
                       bool bypass_cache) {
-  if (bypass_cache && source.size() >= checksum_internal::kMinBypassBytes) {
+  if (bypass_cache && source.size() > checksum_internal::kShortInputBytes) {
     static const checksum_internal::VectorKernels& kernels =
         checksum_internal::BestKernels();
-    kernels.copy_around_cache(destination, source.data(), source.size());
+    if (source.size() > checksum_internal::kPiecewiseBytes) {
+      kernels.copy_around_cache(destination, source.data(), source.size());
+    } else {
+      kernels.copy_around_cache_unfenced(destination, source.data(),
+                                         source.size());
+    }
     return;
   }
   std::memcpy(destination, source.data(), source.size());
@@ -80,9 +88,11 @@ inline void CopyBytes(char* destination, absl::string_view source,
 // one read of its bytes from memory where hashing, then copying, would
 // read them twice. The destination is written whatever the checksum. With
 // `bypass_cache` (for a destination larger than the caches, which will not
-// be read before it is evicted anyway), a long record's bytes are stored
-// around the cache: its lines are not read before they are written, which
-// saves a third of the memory traffic of the copy.
+// be read before it is evicted anyway), a record longer than
+// `kShortInputBytes` is stored around the cache, as `CopyBytes` does: its
+// lines are not read before they are written, which saves a third of the
+// memory traffic of the copy. The caller ends its run of copies with
+// `FenceStreamedCopies`.
 inline uint64_t ChecksumAndCopy(absl::string_view source, char* destination,
                                 bool bypass_cache = false) {
   if (source.size() > checksum_internal::kPiecewiseBytes) {
@@ -96,6 +106,12 @@ inline uint64_t ChecksumAndCopy(absl::string_view source, char* destination,
     CopyBytes(destination, source, bypass_cache);
     return checksum;
   }
+  if (bypass_cache) {
+    // Streamed, then hashed from the source lines the copy has just brought
+    // into L1 (the streamed copy is not in the cache).
+    CopyBytes(destination, source, bypass_cache);
+    return Checksum(source);
+  }
   // Copied first (plain stores: the copy is read back at once), then the
   // copy hashed from the nearest cache: a copy keeps more of the record's
   // cache misses in flight than XXH3's loop does. Verified 4 KiB raw
@@ -105,28 +121,9 @@ inline uint64_t ChecksumAndCopy(absl::string_view source, char* destination,
   return Checksum(absl::string_view(destination, source.size()));
 }
 
-// Copies `source` (more than `kShortInputBytes`, at most `kPiecewiseBytes`)
-// to `destination` around the cache without a fence, and returns
-// `Checksum(source)`, hashed from the source lines the copy has just
-// brought into L1. The copy's stores are ordered only by the caller's
-// `FenceStreamedCopies()`, which must come before anything tells another
-// thread the bytes are there.
-inline uint64_t ChecksumAndStream(absl::string_view source, char* destination) {
-  static const checksum_internal::VectorKernels& kernels =
-      checksum_internal::BestKernels();
-  kernels.copy_around_cache_unfenced(destination, source.data(), source.size());
-  return kernels.hash(source.data(), source.size());
-}
-
-// `ChecksumAndStream`'s copy alone.
-inline void StreamBytes(char* destination, absl::string_view source) {
-  static const checksum_internal::VectorKernels& kernels =
-      checksum_internal::BestKernels();
-  kernels.copy_around_cache_unfenced(destination, source.data(), source.size());
-}
-
-// Orders this thread's earlier `ChecksumAndStream` and `StreamBytes` copies
-// before its later stores.
+// Orders this thread's earlier copies made with `bypass_cache` before its
+// later stores: called once after a run of them, before anything tells
+// another thread the bytes are there.
 inline void FenceStreamedCopies() {
   static const checksum_internal::VectorKernels& kernels =
       checksum_internal::BestKernels();

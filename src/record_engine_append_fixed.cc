@@ -2,11 +2,11 @@
 // records into a raw store, the common case of a training set written in
 // large batches. The caller's bytes go to the chunk as they lie (one write
 // per `contiguous_write_bytes` of each chunk the batch touches: no
-// per-record iovec, frame or allocation), and while that write runs, a second
-// thread computes the batch's table entries and checksum entries straight into
-// reused encoding buffers (no staging copy of the records). The I/O stays
-// in the one order every append keeps — payload, checksum entries, `.loc`
-// entries, seal, meta.zr, seal — since only the payload write overlaps
+// per-record iovec, frame or allocation), and while that write runs, a
+// second thread computes the batch's table entries and checksum entries
+// straight into reused encoding buffers (no staging copy of the records). The
+// I/O stays in the one order every append keeps — payload, checksum entries,
+// `.loc` entries, seal, meta.zr, seal — since only the payload write overlaps
 // anything, and it overlaps computation, not other I/O.
 
 #include <algorithm>

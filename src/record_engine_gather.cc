@@ -65,11 +65,6 @@ constexpr uint64_t kPrefetchedFrameBytes = 256;
 // store does) costs a third of the copy's memory traffic.
 constexpr uint64_t kBypassCacheBatchBytes = 16 << 20;
 
-bool IsMedium(size_t bytes) {
-  return bytes > checksum_internal::kShortInputBytes &&
-         bytes <= checksum_internal::kPiecewiseBytes;
-}
-
 }  // namespace
 
 absl::Span<char> RecordEngine::Destinations::at(size_t i) const {
@@ -221,9 +216,9 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
   const bool check = verify_ && integrity_ != nullptr;
   const bool bypass_cache = destinations.bytes >= kBypassCacheBatchBytes;
   const uint64_t* const index_at = indices.data();
-  // Medium raw records of a large batch are streamed around the cache
-  // without a fence each (`ChecksumAndStream`): one fence when the run
-  // ends, however it ends, before the pool tells the caller.
+  // Raw records of a large batch are stored around the cache, medium ones
+  // without a fence each (`ChecksumAndCopy`, `CopyBytes`): one fence when
+  // the run ends, however it ends, before the pool tells the caller.
   struct FenceOnExit {
     bool armed;
     ~FenceOnExit() {
@@ -275,27 +270,17 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
       if (ABSL_PREDICT_FALSE(!flat.BoundChecksum(index, entry, &expected))) {
         return i;
       }
-      const bool stream = bypass_cache && IsMedium(bytes.size());
       if (!expected.has_value()) {
-        if (stream) {
-          StreamBytes(destination.data(), bytes);
-        } else {
-          CopyBytes(destination.data(), bytes, bypass_cache);
-        }
+        CopyBytes(destination.data(), bytes, bypass_cache);
       } else if (ABSL_PREDICT_FALSE(
-                     (stream ? ChecksumAndStream(bytes, destination.data())
-                             : ChecksumAndCopy(bytes, destination.data(),
-                                               bypass_cache)) != *expected)) {
+                     ChecksumAndCopy(bytes, destination.data(), bypass_cache) !=
+                     *expected)) {
         return i;
       }
       continue;
     }
     if (raw_) {  // Unverified.
-      if (bypass_cache && IsMedium(bytes.size())) {
-        StreamBytes(destination.data(), bytes);
-      } else {
-        CopyBytes(destination.data(), bytes, bypass_cache);
-      }
+      CopyBytes(destination.data(), bytes, bypass_cache);
       continue;
     }
     // Decoded before it is hashed when the codec is safe on damaged frames

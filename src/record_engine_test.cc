@@ -270,7 +270,7 @@ TEST_P(RecordEngineTest, StatsCountLiveAndReclaimableBytes) {
 // A batch of 16 MiB or more is stored around the cache: records longer
 // than 16 KiB in 8 KiB pieces hashed as they are copied (`ChecksumAndCopy`),
 // medium ones streamed whole without a fence each, then hashed from the
-// source (`ChecksumAndStream`, one fence per run). Records of an odd width
+// source, one fence per run. Records of an odd width
 // put every destination off the vector boundary. Every byte must arrive,
 // verified or not, and a damaged record must still be refused.
 TEST_P(RecordEngineTest, LargeBatchesArriveByteForByte) {

@@ -124,11 +124,6 @@ TEST(PosixVfsTest, OpeningACharacterDeviceIsRefused) {
                      absl::StatusCode::kFailedPrecondition);
 }
 
-// A file-size limit makes the kernel accept only part of a write: the
-// first call returns short, the retry for the rest fails with EFBIG. The
-// write loops must keep going after the short write and then report the
-// error, leaving exactly the accepted prefix. Run in a child so the limit
-// does not touch the test process.
 // The kernel's transparent huge page size, or 0 where it has none.
 uint64_t HugePageBytes() {
   std::ifstream in("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
@@ -169,7 +164,7 @@ TEST(PosixVfsTest, LargeMappingsArePlacedForHugePages) {
   ASSERT_OK_AND_ASSIGN(auto file, vfs->Open(path, OpenMode::kCreate));
   ASSERT_OK(file->WriteAt(0, bytes));
   // From the start, from a page inside the first huge page, and from an
-  // unaligned byte inside the second: each lands as far into a huge page as
+  // unaligned byte halfway into it: each lands as far into a huge page as
   // its offset lies into the file's, and holds the file's bytes.
   for (const uint64_t offset :
        {uint64_t{0}, uint64_t{3 * 4096}, huge / 2 + 17}) {
@@ -220,6 +215,11 @@ TEST(PosixVfsTest, PlacingAMappingLeavesNoReservationBehind) {
   expect_released();
 }
 
+// A file-size limit makes the kernel accept only part of a write: the
+// first call returns short, the retry for the rest fails with EFBIG. The
+// write loops must keep going after the short write and then report the
+// error, leaving exactly the accepted prefix. Run in a child so the limit
+// does not touch the test process.
 TEST(PosixVfsTest, ShortWritesAreContinuedThenReported) {
   const std::string path = TempPath("short_write");
   auto write_past_limit = [&](bool vectored) {
