@@ -2,8 +2,8 @@
 the native batch buffers (no copy), stay valid while referenced however far
 the loader moves, and the ring reuses a buffer only once its arrays are
 gone; thousands of steps over dense and ragged streams stay aligned and
-resume exactly after a seek; close while a transform runs; a damaged
-record's error at its own step."""
+resume exactly after a seek; close while a transform runs or racing a
+next(); a damaged record's error at its own step."""
 
 import gc
 import pathlib
@@ -199,6 +199,38 @@ def test_close_while_a_transform_runs(streams):
         next(loader)
     with pytest.raises(RuntimeError, match="closed"):
         loader.seek(0)
+
+
+def test_close_racing_next_gives_a_batch_or_closed(streams):
+    # A close may land anywhere inside a concurrent next(): before it takes
+    # its step, between taking it and refilling the prefetch queue, or while
+    # it waits. The next() returns its batch whole or raises "closed";
+    # nothing else (a refill submitted to a shut-down pool used to raise
+    # "cannot schedule new futures after shutdown").
+    outcomes = {"batch": 0, "closed": 0}
+    for attempt in range(60):
+        loader = DataLoader(streams, num_workers=2, batch_size=4,
+                            transform=lambda batch: batch)
+        errors, results = [], []
+
+        def consume():
+            try:
+                while True:
+                    results.append(next(loader))
+            except RuntimeError as error:
+                errors.append(error)
+
+        consumer = threading.Thread(target=consume)
+        consumer.start()
+        threading.Event().wait(0.0005 * (attempt % 10))
+        loader.close()
+        consumer.join(30)
+        assert not consumer.is_alive()
+        assert len(errors) == 1 and "closed" in str(errors[0]), errors
+        for batch in results:
+            check_aligned(batch)
+        outcomes["batch" if results else "closed"] += 1
+    assert sum(outcomes.values()) == 60
 
 
 def damage_record(store_path, index):

@@ -186,6 +186,12 @@ class DataLoader:
                  transform: Callable[[dict[str, Any]], Any] | None = _identity
                  ) -> None:
         self._closed = True  # Until the native loader exists.
+        # Guards `_closed`, `_pool` and `_pending` between `next`, `seek` and
+        # `close` called from different threads: a `close` during a `next`
+        # then finds either no step taken (the `next` raises "closed") or
+        # the step's future already taken (the `next` returns its batch).
+        # Never held while a batch is waited for.
+        self._lock = threading.RLock()
         streams = dict(streams)
         if not streams:
             raise ValueError("need at least one stream")
@@ -230,36 +236,47 @@ class DataLoader:
     @property
     def step(self) -> int:
         """The step of the batch the next `next()` returns."""
-        return self._native.step() - len(self._pending)
+        with self._lock:
+            return self._native.step() - len(self._pending)
 
     def next(self) -> Any:
         """The batch at the current step; moves to the next step. Raises
-        what the gather or `transform` raised for this step."""
+        what the gather or `transform` raised for this step, or
+        RuntimeError once the loader is closed (also when `close` came
+        before this step's batch began to be made)."""
         if self._closed:
             raise RuntimeError("the loader is closed")
         if self._direct:
             return self._assemble(self._native.next())
-        self._fill()
-        future = self._pending.popleft()
-        self._fill()
-        return future.result()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the loader is closed")
+            self._fill()
+            future = self._pending.popleft()
+            self._fill()
+        try:
+            return future.result()
+        except concurrent.futures.CancelledError:  # By a close meanwhile.
+            raise RuntimeError("the loader is closed") from None
 
     def seek(self, step: SupportsIndex) -> None:
         """Continues from `step` exactly: prefetched batches are dropped.
         Costs what `Sampler.seek` costs (IID replays its stream)."""
         step = _u64(step, "step")
-        if self._closed:
-            raise RuntimeError("the loader is closed")
-        self._drop_pending()
-        self._native.seek(step)
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the loader is closed")
+            self._drop_pending()
+            self._native.seek(step)
 
     def close(self) -> None:
         """Stops the loader and joins its threads. The stores stay open."""
-        if self._closed:
-            return
-        self._closed = True
-        self._drop_pending()
-        self._native.close()
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._drop_pending()
+            self._native.close()
         if self._pool is not None:
             # A worker closing its own loader (from `transform`, or a garbage
             # collection it triggered) cannot join itself.
