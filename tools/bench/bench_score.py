@@ -27,13 +27,18 @@ checked against the source records before timing. A contender that fails
 (an error, a crashed subprocess, wrong bytes) gets a FAILED row with the
 reason (for a subprocess: its exit and the last line of its stderr) and is
 left out of the later rounds; the run goes on to the end and then exits 1.
-Each round times every contender once over the whole plan; ratios
-are taken within a round and reported as min-max over the rounds and,
-after a ~, their median, beside each contender's own min-max rate. Page
-cache warm, as in a training loop.
+Each round times every contender once over the whole plan, repeated
+until the timing covers `--min-seconds` (each contender's repeat count is
+set from a warm pass of its own: 8 batches of 256 KiB records take ~30 ms at
+memory speed, a window a stolen core on a shared VM can tilt by a third);
+ratios are of the time per plan, taken within a round and reported as
+min-max over the rounds and, after a ~, their median, beside each
+contender's own min-max rate. Appends run one pass a round (each pass is a
+new store). Page cache warm, as in a training loop.
 
     bazel run --config=opt //tools/bench:bench_score -- [--scale 1]
-        [--rounds 5] [--threads 2] [--only dense-64B-raw,...] [--dir /tmp]
+        [--rounds 5] [--min-seconds 0.25] [--threads 2]
+        [--only dense-64B-raw,...] [--dir /tmp]
         [--reference-python PATH | --no-reference]
 
 `--scale` multiplies every record count (bigger data sets); `--quick`
@@ -45,6 +50,7 @@ import argparse
 import hashlib
 import json
 import itertools
+import math
 import os
 import random
 import shutil
@@ -220,12 +226,13 @@ def timed(function):
     return time.perf_counter() - start
 
 
-def bare(binary, store, plan_path, batch, mode, threads):
+def bare(binary, store, plan_path, batch, mode, threads, repeat):
+    """The seconds `repeat` passes of the plan took (after a warm one)."""
     out = run_checked(
         [binary, f"--store={store}", f"--plan={plan_path}", f"--batch={batch}",
-         f"--mode={mode}", f"--threads={threads}", "--repeat=1"],
+         f"--mode={mode}", f"--threads={threads}", f"--repeat={repeat}"],
         f"bare_gather --mode={mode}")
-    return float(out.split()[0])
+    return sum(float(line) for line in out.split())
 
 
 def store_digest(path):
@@ -248,7 +255,9 @@ def run_workload(spec, args, work, reference, bare_binary):
     plan.astype("<u8").tofile(plan_path)
     missing = {}  # name -> why it could not run
     contenders = {}  # name -> callable doing the whole plan, in this process
-    external = {}  # name -> callable timing the whole plan in a subprocess
+    # name -> callable(repeat) timing `repeat` passes of the whole plan in a
+    # subprocess, returning their seconds.
+    external = {}
     checks = {}  # name -> callable returning the digest of what it produced
     path = os.path.join(work, name)
 
@@ -272,23 +281,26 @@ def run_workload(spec, args, work, reference, bare_binary):
                             "appends": appended - appending}
         # The whole pass, and its appends alone (creation and the closing
         # sync left out: their fsyncs, not the append path, differ most).
-        external["loaderx append"] = lambda: ours_append()[1]["pass"]
-        external["loaderx appends only"] = lambda: ours_append()[1]["appends"]
+        # One pass a round (repeat is 1: `measure` gets min_seconds 0).
+        external["loaderx append"] = lambda repeat: ours_append()[1]["pass"]
+        external["loaderx appends only"] = (
+            lambda repeat: ours_append()[1]["appends"])
         checks["loaderx append"] = lambda: store_digest(ours_append()[0])
         if reference[0] is not None:
             def reference_append():
                 return run_reference(reference[0], "append",
                                      f"{path}-ref-{next(passes)}", data_path,
                                      batch, 1)
-            external["loaderx-1.7.7 append"] = lambda: reference_append()["times"][0]
+            external["loaderx-1.7.7 append"] = (
+                lambda repeat: reference_append()["times"][0])
             external["loaderx-1.7.7 appends only"] = (
-                lambda: reference_append()["appends"][0])
+                lambda repeat: reference_append()["appends"][0])
             checks["loaderx-1.7.7 append"] = lambda: reference_append()["hash"]
         else:
             missing["loaderx-1.7.7 append"] = reference[1]
         return measure(name, contenders, external, checks, digest(data), missing,
-                       args, data.nbytes, count, f"{count} records of 64 B "
-                       f"appended {batch} at a time")
+                       args, 0.0, data.nbytes, count, f"{count} records of "
+                       f"64 B appended {batch} at a time")
 
     if kind == "dense":
         data = dense_records(count, item_bytes)
@@ -361,29 +373,33 @@ def run_workload(spec, args, work, reference, bare_binary):
     physical.astype("<u8").tofile(physical_path)
     for mode in (["memcpy", "pread"] if codec == "raw" else ["zstd"]):
         external[f"limit {mode}"] = (
-            lambda mode=mode: bare(bare_binary, path, physical_path, batch, mode,
-                                   args.threads))
+            lambda repeat, mode=mode: bare(bare_binary, path, physical_path,
+                                           batch, mode, args.threads, repeat))
     if reference[0] is not None:
         copy = path + "-1.7.7"
         shutil.copytree(path, copy)
-        command = (kind, copy, plan_path, batch, 1)
-        checks["loaderx-1.7.7"] = lambda: run_reference(reference[0], *command)["hash"]
-        external["loaderx-1.7.7"] = (
-            lambda: run_reference(reference[0], *command)["times"][0])
+        command = (kind, copy, plan_path, batch)
+        checks["loaderx-1.7.7"] = (
+            lambda: run_reference(reference[0], *command, 1)["hash"])
+        external["loaderx-1.7.7"] = (  # Its script times `repeat` passes.
+            lambda repeat: sum(run_reference(reference[0], *command,
+                                             repeat)["times"]))
     else:
         missing["loaderx-1.7.7"] = reference[1]
     item = (f"{item_bytes} B" if item_bytes else "CHW uint8 images")
     return measure(name, contenders, external, checks, digest(expected[0]),
-                   missing, args, logical, batches * batch,
+                   missing, args, args.min_seconds, logical, batches * batch,
                    f"{count} records of {item}, {codec}, batch {batch}, "
                    f"{batches} batches")
 
 
-def measure(name, contenders, external, checks, want, missing, args, logical,
-            records, title):
+def measure(name, contenders, external, checks, want, missing, args,
+            min_seconds, logical, records, title):
     """Checks, warms and times every contender; prints the workload's table
-    and returns its rows. A contender that fails (raises, crashes, or
-    produces bytes whose digest is not `want`) gets a failure row and is
+    and returns its rows. Each timing repeats the plan as often as a warm
+    pass of the contender's says it takes to cover `min_seconds`;
+    the seconds kept are per plan. A contender that fails (raises, crashes,
+    or produces bytes whose digest is not `want`) gets a failure row and is
     left out of the later rounds and of the ratio columns."""
     failed = {}
 
@@ -400,9 +416,20 @@ def measure(name, contenders, external, checks, want, missing, args, logical,
         got = attempt(contender, check)
         if got is not None and got != want:
             failed[contender] = "wrong bytes (not the source records)"
-    for contender, run in contenders.items():  # Warm every contender once.
-        if contender not in failed:
+    repeats = {}  # contender -> passes of the plan per timing
+    def repeats_for(took):
+        if took is None or took <= 0 or min_seconds <= 0:
+            return 1
+        return max(1, math.ceil(min_seconds / took))
+    for contender, run in contenders.items():  # Warm every contender once,
+        if contender not in failed:  # then time one warm pass to count.
             attempt(contender, run)
+            repeats[contender] = repeats_for(attempt(contender,
+                                                     lambda: timed(run)))
+    for contender, run in external.items():  # One pass, to count repeats.
+        if contender not in failed:
+            repeats[contender] = repeats_for(
+                attempt(contender, lambda: run(1)) if min_seconds > 0 else 1)
     seconds = {c: [] for c in list(contenders) + list(external)}
     for round_number in range(args.rounds):
         # A new order every round: whoever runs first after the external
@@ -413,13 +440,19 @@ def measure(name, contenders, external, checks, want, missing, args, logical,
         for contender in order:
             if contender in failed:
                 continue
-            run = contenders.get(contender)
-            took = attempt(contender, (lambda: timed(run)) if run
-                           else external[contender])
+            run, repeat = contenders.get(contender), repeats[contender]
+            def passes():
+                for _ in range(repeat):
+                    run()
+            took = attempt(contender, (lambda: timed(passes)) if run
+                           else lambda: external[contender](repeat))
             if took is not None:
-                seconds[contender].append(took)
+                seconds[contender].append(took / repeat)
     seconds = {c: t for c, t in seconds.items() if c not in failed}
-    print(f"\n## {name}: {title}; {args.rounds} rounds, {args.threads} threads")
+    shortest = min((seconds[c][0] * repeats[c] for c in seconds
+                    if c not in failed and seconds[c]), default=0.0)
+    print(f"\n## {name}: {title}; {args.rounds} rounds, {args.threads} "
+          f"threads, each timing >= {shortest:.2f} s")
     # `gather_into`'s column is the bar for `store[idx]` (a new array per
     # batch within 10 % of a reused one).
     columns = [c for c in ("loaderx gather_into", "np.take(out=)", "npy-mmap",
@@ -459,6 +492,9 @@ def main():
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--batches", type=int, default=8)
+    parser.add_argument("--min-seconds", type=float, default=0.25,
+                        help="the least time a contender's timing covers: "
+                        "its plan is repeated that long (gathers)")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--only", default="")
     parser.add_argument("--dir", default=tempfile.gettempdir())
@@ -473,6 +509,7 @@ def main():
     args = parser.parse_args()
     if args.quick:
         args.scale, args.rounds, args.batches = 0.01, 1, 2
+        args.min_seconds = 0.0
     bare_binary = args.bare_gather or os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "bare_gather")
     reference = ((None, "not tried (--no-reference)") if args.no_reference
