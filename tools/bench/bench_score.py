@@ -417,19 +417,20 @@ def measure(name, contenders, external, checks, want, missing, args,
         if got is not None and got != want:
             failed[contender] = "wrong bytes (not the source records)"
     repeats = {}  # contender -> passes of the plan per timing
-    def repeats_for(took):
-        if took is None or took <= 0 or min_seconds <= 0:
+    def repeats_for(contender, time_one_pass):
+        """Passes per timing, from one timed warm pass (none is run when
+        `min_seconds` asks for no repeats)."""
+        if min_seconds <= 0:
             return 1
-        return max(1, math.ceil(min_seconds / took))
-    for contender, run in contenders.items():  # Warm every contender once,
-        if contender not in failed:  # then time one warm pass to count.
-            attempt(contender, run)
-            repeats[contender] = repeats_for(attempt(contender,
-                                                     lambda: timed(run)))
-    for contender, run in external.items():  # One pass, to count repeats.
+        took = attempt(contender, time_one_pass)
+        return 1 if not took or took <= 0 else math.ceil(min_seconds / took)
+    for contender, run in contenders.items():  # Warm every contender once.
         if contender not in failed:
-            repeats[contender] = repeats_for(
-                attempt(contender, lambda: run(1)) if min_seconds > 0 else 1)
+            attempt(contender, run)
+            repeats[contender] = repeats_for(contender, lambda: timed(run))
+    for contender, run in external.items():  # Its own process warms it.
+        if contender not in failed:
+            repeats[contender] = repeats_for(contender, lambda: run(1))
     seconds = {c: [] for c in list(contenders) + list(external)}
     for round_number in range(args.rounds):
         # A new order every round: whoever runs first after the external
@@ -449,8 +450,8 @@ def measure(name, contenders, external, checks, want, missing, args,
             if took is not None:
                 seconds[contender].append(took / repeat)
     seconds = {c: t for c, t in seconds.items() if c not in failed}
-    shortest = min((seconds[c][0] * repeats[c] for c in seconds
-                    if c not in failed and seconds[c]), default=0.0)
+    shortest = min((times[0] * repeats[c] for c, times in seconds.items()
+                    if times), default=0.0)
     print(f"\n## {name}: {title}; {args.rounds} rounds, {args.threads} "
           f"threads, each timing >= {shortest:.2f} s")
     # `gather_into`'s column is the bar for `store[idx]` (a new array per
