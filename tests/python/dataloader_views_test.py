@@ -207,7 +207,6 @@ def test_close_racing_next_gives_a_batch_or_closed(streams):
     # it waits. The next() returns its batch whole or raises "closed";
     # nothing else (a refill submitted to a shut-down pool used to raise
     # "cannot schedule new futures after shutdown").
-    outcomes = {"batch": 0, "closed": 0}
     for attempt in range(60):
         loader = DataLoader(streams, num_workers=2, batch_size=4,
                             transform=lambda batch: batch)
@@ -229,8 +228,6 @@ def test_close_racing_next_gives_a_batch_or_closed(streams):
         assert len(errors) == 1 and "closed" in str(errors[0]), errors
         for batch in results:
             check_aligned(batch)
-        outcomes["batch" if results else "closed"] += 1
-    assert sum(outcomes.values()) == 60
 
 
 def damage_record(store_path, index):
