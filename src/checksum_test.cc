@@ -1,7 +1,8 @@
 // The checksum is XXH3-64 whatever vector unit hashes it, in one call or
-// in pieces while copying: every variant this CPU can run gives the inline
-// SSE2 build's value, at every input size around XXH3's block and stripe
-// boundaries, and a hash-and-copy copies every byte and no more.
+// in pieces while copying, and in the forms compiled for short inputs: every
+// variant this CPU can run gives the inline SSE2 build's value, at every input
+// size around XXH3's block and stripe boundaries, and a hash-and-copy copies
+// every byte and no more.
 
 #include "src/checksum.h"
 
@@ -64,6 +65,13 @@ TEST(ChecksumTest, IsXxh3OfTheBytes) {
     // This file's own inline XXH3 (SSE2, as compiled here).
     ASSERT_EQ(Checksum(bytes), XXH3_64bits(bytes.data(), bytes.size()))
         << size << " bytes";
+    if (size <= checksum_internal::kShortInputBytes) {
+      ASSERT_EQ(ChecksumShort(bytes.data(), size), Checksum(bytes))
+          << size << " bytes";
+    }
+    if (size == 16) {
+      ASSERT_EQ(Checksum16(bytes.data()), Checksum(bytes));
+    }
     ChecksumStream stream;
     stream.Update(absl::string_view(bytes).substr(0, size / 3));
     stream.Update(absl::string_view(bytes).substr(size / 3));

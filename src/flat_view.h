@@ -11,6 +11,7 @@
 #ifndef LOADERX_SRC_FLAT_VIEW_H_
 #define LOADERX_SRC_FLAT_VIEW_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -32,11 +33,23 @@ class FlatView {
         chunk_count_(view.chunks().size()),
         segments_(view.segments().data()),
         segment_count_(view.segments().size()),
+        first_segment_(segment_count_ > 0 ? segments_[0].data() : nullptr),
+        first_segment_entries_(
+            segment_count_ > 0
+                ? std::min<uint64_t>(
+                      segments_[0].size() / store_format::kRecordLocBytes,
+                      store_format::kEntriesPerSegment)
+                : 0),
         checksums_(view.checksums().data()),
         checksums_size_(view.checksums().size()) {}
 
-  // Record `index`'s table entry (`kRecordLocBytes` bytes).
+  // Record `index`'s table entry (`kRecordLocBytes` bytes). One compare for
+  // the first segment's entries (every record of a store of fewer than
+  // 2^28), which is all a gather's inner loop pays per record.
   const char* Entry(uint64_t index) const {
+    if (ABSL_PREDICT_TRUE(index < first_segment_entries_)) {
+      return first_segment_ + index * store_format::kRecordLocBytes;
+    }
     const uint64_t segment = store_format::SegmentOf(index);
     const uint64_t at = store_format::OffsetInSegment(index);
     if (segment >= segment_count_ ||
@@ -92,19 +105,18 @@ class FlatView {
       return true;
     }
     *expected = decoded.checksum;
-    return Checksum(absl::string_view(entry, store_format::kRecordLocBytes)) ==
-           decoded.binding;
+    static_assert(store_format::kRecordLocBytes == 16);
+    return Checksum16(entry) == decoded.binding;
   }
 
-  // Whether record `index`, at `loc` (its mapped table entry `entry`
-  // decoded), with its stored bytes at `stored`, matches its checksum
-  // entry (`BoundChecksum`, then the bytes' hash).
-  bool MatchesChecksum(uint64_t index, const store_format::RecordLoc& loc,
-                       const char* entry, const char* stored) const {
+  // Whether record `index`, whose mapped table entry is `entry` and whose
+  // stored bytes are `stored`, matches its checksum entry
+  // (`BoundChecksum`, then the bytes' hash).
+  bool MatchesChecksum(uint64_t index, const char* entry,
+                       absl::string_view stored) const {
     std::optional<uint64_t> expected;
     return BoundChecksum(index, entry, &expected) &&
-           (!expected.has_value() ||
-            Checksum(absl::string_view(stored, loc.phys_length)) == *expected);
+           (!expected.has_value() || Checksum(stored) == *expected);
   }
 
  private:
@@ -112,6 +124,8 @@ class FlatView {
   size_t chunk_count_;
   const absl::string_view* segments_;
   size_t segment_count_;
+  const char* first_segment_;
+  uint64_t first_segment_entries_;
   const char* checksums_;
   uint64_t checksums_size_;
 };

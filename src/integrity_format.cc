@@ -113,7 +113,8 @@ void EncodeEntry(const ChecksumEntry& entry, char* out) {
 uint64_t BindingOf(const store_format::RecordLoc& loc) {
   char bytes[store_format::kRecordLocBytes];
   store_format::EncodeRecordLoc(loc, bytes);
-  return Checksum(absl::string_view(bytes, sizeof(bytes)));
+  static_assert(sizeof(bytes) == 16);
+  return Checksum16(bytes);
 }
 
 ChecksumEntry EntryFor(absl::string_view stored,

@@ -108,10 +108,9 @@ absl::StatusOr<uint64_t> RecordEngine::CommitFixedRaw(absl::string_view data,
                       static_cast<uint32_t>(width), run.chunk_id},
             loc_bytes);
         if (entries == nullptr) continue;
-        integrity_format::EncodeEntry(
-            {Checksum(data.substr(at * width, width)),
-             Checksum(absl::string_view(loc_bytes, kRecordLocBytes)), epoch_},
-            entries + at * kEntryBytes);
+        integrity_format::EncodeEntry({Checksum(data.substr(at * width, width)),
+                                       Checksum16(loc_bytes), epoch_},
+                                      entries + at * kEntryBytes);
       }
     }
     return absl::OkStatus();
