@@ -24,6 +24,13 @@
 #include "absl/strings/string_view.h"
 #include "src/checksum_kernels.h"
 
+// Compiles every call inside the function it marks inline into it.
+#if ABSL_HAVE_ATTRIBUTE(flatten)
+#define LOADERX_ATTRIBUTE_FLATTEN __attribute__((flatten))
+#else
+#define LOADERX_ATTRIBUTE_FLATTEN
+#endif
+
 namespace loaderx {
 
 namespace checksum_internal {
@@ -68,22 +75,15 @@ inline uint64_t Checksum(absl::string_view bytes) {
 // dispatch folds away, so the hash is a dozen instructions inline where
 // the general call costs ~40 (a verified gather of small records binds
 // every record's entry).
-#if ABSL_HAVE_ATTRIBUTE(flatten)
-__attribute__((flatten))
-#endif
-inline uint64_t
-Checksum16(const char* bytes) {
+LOADERX_ATTRIBUTE_FLATTEN inline uint64_t Checksum16(const char* bytes) {
   return XXH3_64bits(bytes, 16);
 }
 
-// `Checksum` of `size` <= `kShortInputBytes` bytes, compiled inline
-// whole: XXH3's short paths without a call (whose frame, for a function
-// that may run XXH3's long loop, is a fifth of a 64 B record's hash).
-#if ABSL_HAVE_ATTRIBUTE(flatten)
-__attribute__((flatten))
-#endif
-inline uint64_t
-ChecksumShort(const char* bytes, size_t size) {
+// `Checksum` of `size` <= `kShortInputBytes` bytes: one function with
+// XXH3's short paths compiled into it, without the frame of `Checksum`'s
+// call, which may run XXH3's long loop (a tenth of a 64 B record's hash).
+LOADERX_ATTRIBUTE_FLATTEN inline uint64_t ChecksumShort(const char* bytes,
+                                                        size_t size) {
   return XXH3_64bits(bytes, size);
 }
 
