@@ -79,12 +79,20 @@ LOADERX_ATTRIBUTE_FLATTEN inline uint64_t Checksum16(const char* bytes) {
   return XXH3_64bits(bytes, 16);
 }
 
-// `Checksum` of `size` <= `kShortInputBytes` bytes: one function with
-// XXH3's short paths compiled into it, without the frame of `Checksum`'s
-// call, which may run XXH3's long loop (a tenth of a 64 B record's hash).
-LOADERX_ATTRIBUTE_FLATTEN inline uint64_t ChecksumShort(const char* bytes,
-                                                        size_t size) {
+// `Checksum` of `size` <= `kShortInputBytes` bytes, inline in its caller:
+// xxHash's own short paths, through its internal length dispatch where its
+// header is compiled inline (XXH_INLINE_ALL), with no call at all. A call
+// makes a small-record loop spill the state it keeps in the registers the
+// call may clobber.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t ChecksumShort(const char* bytes,
+                                                           size_t size) {
+#if defined(XXH_INLINE_ALL) && XXH_VERSION_NUMBER >= 800 && \
+    XXH_VERSION_NUMBER < 900
+  return XXH3_64bits_internal(bytes, size, 0, XXH3_kSecret,
+                              sizeof(XXH3_kSecret), XXH3_hashLong_64b_default);
+#else
   return XXH3_64bits(bytes, size);
+#endif
 }
 
 // Copies `source` to `destination` (at least `source.size()` bytes, not
@@ -117,9 +125,11 @@ inline void CopyBytes(char* destination, absl::string_view source,
 // `kShortInputBytes` is stored around the cache, as `CopyBytes` does: its
 // lines are not read before they are written, which saves a third of the
 // memory traffic of the copy. The caller ends its run of copies with
-// `FenceStreamedCopies`.
-inline uint64_t ChecksumAndCopy(absl::string_view source, char* destination,
-                                bool bypass_cache = false) {
+// `FenceStreamedCopies`. Always inline: a gather calls it once per record,
+// and for a short record the call and its spills cost as much as a fifth
+// of the whole record.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t ChecksumAndCopy(
+    absl::string_view source, char* destination, bool bypass_cache = false) {
   if (source.size() > checksum_internal::kPiecewiseBytes) {
     static const checksum_internal::VectorKernels& kernels =
         checksum_internal::BestKernels();

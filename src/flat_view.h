@@ -89,6 +89,16 @@ class FlatView {
     return chunks_[loc.chunk_id].data() + loc.offset;
   }
 
+  // Where `loc`'s stored bytes would lie, for a prefetch: the chunk
+  // number alone is checked (the mapped chunks are indexed by it), not
+  // the bytes' end, so a damaged entry may point past its chunk's
+  // mapping. Only for a prefetch, which never faults.
+  const char* StoredToPrefetch(const store_format::RecordLoc& loc) const {
+    return loc.chunk_id < chunk_count_
+               ? chunks_[loc.chunk_id].data() + loc.offset
+               : nullptr;
+  }
+
   // Whether record `index`'s checksum entry is mapped and binds its mapped
   // table entry `entry`, or is empty (a record appended by a program that
   // keeps no checksums.lx, unverified, as `RecordEngine::Classify` has it).

@@ -236,8 +236,9 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
       // without prefetches each record's entries and bytes are cache misses
       // paid one after another: entries are fetched `kEntriesAhead` records
       // ahead, the bytes `kBytesAhead` ahead (their entry is in cache by
-      // then). Prefetches never fault; the addresses stay inside the mapped
-      // files all the same.
+      // then). Prefetches never fault: the bytes' address is checked only
+      // for its chunk's number (`FlatView::StoredToPrefetch`), the copy
+      // checks their bounds.
       if (ABSL_PREDICT_TRUE(i + kEntriesAhead < end)) {
         const uint64_t ahead = index_at[i + kEntriesAhead];
         if (const char* entry = flat.Entry(ahead)) __builtin_prefetch(entry);
@@ -246,7 +247,7 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
       if (ABSL_PREDICT_TRUE(i + kBytesAhead < end)) {
         if (const char* entry = flat.Entry(index_at[i + kBytesAhead])) {
           const RecordLoc ahead = store_format::DecodeRecordLoc(entry);
-          if (const char* stored = flat.Stored(ahead)) {
+          if (const char* stored = flat.StoredToPrefetch(ahead)) {
             const uint64_t bytes =
                 kRaw
                     ? std::min<uint64_t>(ahead.phys_length, kPrefetchedRawBytes)
