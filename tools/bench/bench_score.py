@@ -33,8 +33,9 @@ set from a warm pass of its own: 8 batches of 256 KiB records take ~30 ms at
 memory speed, a window a stolen core on a shared VM can tilt by a third);
 ratios are of the time per plan, taken within a round and reported as
 min-max over the rounds and, after a ~, their median, beside each
-contender's own min-max rate. Appends run one pass a round (each pass is a
-new store). Page cache warm, as in a training loop.
+contender's own min-max rate. Appends repeat passes the same way, each
+pass a new store (removed once timed; the check keeps one). Page cache
+warm, as in a training loop.
 
     bazel run --config=opt //tools/bench:bench_score -- [--scale 1]
         [--rounds 5] [--min-seconds 0.25] [--threads 2]
@@ -89,7 +90,7 @@ WORKLOADS = [
 # after its output) in about one exit in six when a zstd store is still
 # open at interpreter shutdown, its own stores as well as ours.
 REFERENCE_SCRIPT = r"""
-import hashlib, json, sys, time
+import hashlib, json, shutil, sys, time
 import numpy as np
 from loaderx.zrecord import DenseStore, RaggedStore
 mode, path, plan_path, batch, rounds = sys.argv[1:6]
@@ -112,6 +113,8 @@ if mode == "append":  # plan_path is the records' .npy; a store per round.
         appends.append(time.perf_counter() - appending)
         store.close()
         times.append(time.perf_counter() - start)
+        if r + 1 < rounds:  # The last pass's store is checked.
+            shutil.rmtree(target)
     with DenseStore(target) as store:
         first = digest(store[np.arange(len(store))])
 else:
@@ -266,40 +269,51 @@ def run_workload(spec, args, work, reference, bare_binary):
         data_path = os.path.join(work, f"{name}.npy")
         np.save(data_path, data)
         passes = itertools.count()  # A fresh store for every pass.
-        def ours_append():
-            """A pass: create, append, close (synced, as 1.7.7's close
-            is); its store and its seconds, whole and appends only."""
-            target = f"{path}-ours-{next(passes)}"
-            start = time.perf_counter()
-            store = DenseStore(target, data.dtype, data.shape[1:], codec="raw")
-            appending = time.perf_counter()
-            for b in range(0, count, batch):
-                store.append(data[b:b + batch])
-            appended = time.perf_counter()
-            store.close()
-            return target, {"pass": time.perf_counter() - start,
-                            "appends": appended - appending}
+        def ours_append(repeat=1, keep=False):
+            """`repeat` passes, each a fresh store: create, append, close
+            (synced, as 1.7.7's close is). Returns the last pass's store
+            (removed unless `keep`) and the passes' seconds, whole and
+            appends only, summed."""
+            seconds = {"pass": 0.0, "appends": 0.0}
+            for done in range(repeat):
+                target = f"{path}-ours-{next(passes)}"
+                start = time.perf_counter()
+                store = DenseStore(target, data.dtype, data.shape[1:],
+                                   codec="raw")
+                appending = time.perf_counter()
+                for b in range(0, count, batch):
+                    store.append(data[b:b + batch])
+                appended = time.perf_counter()
+                store.close()
+                seconds["pass"] += time.perf_counter() - start
+                seconds["appends"] += appended - appending
+                if not (keep and done + 1 == repeat):
+                    shutil.rmtree(target)
+            return target, seconds
         # The whole pass, and its appends alone (creation and the closing
         # sync left out: their fsyncs, not the append path, differ most).
-        # One pass a round (repeat is 1: `measure` gets min_seconds 0).
-        external["loaderx append"] = lambda repeat: ours_append()[1]["pass"]
+        # A pass takes tens of milliseconds: each timing repeats passes to
+        # cover `min_seconds`, as the gathers repeat their plans.
+        external["loaderx append"] = lambda repeat: ours_append(repeat)[1]["pass"]
         external["loaderx appends only"] = (
-            lambda repeat: ours_append()[1]["appends"])
-        checks["loaderx append"] = lambda: store_digest(ours_append()[0])
+            lambda repeat: ours_append(repeat)[1]["appends"])
+        checks["loaderx append"] = (
+            lambda: store_digest(ours_append(keep=True)[0]))
         if reference[0] is not None:
-            def reference_append():
+            def reference_append(repeat=1):
                 return run_reference(reference[0], "append",
                                      f"{path}-ref-{next(passes)}", data_path,
-                                     batch, 1)
+                                     batch, repeat)
             external["loaderx-1.7.7 append"] = (
-                lambda repeat: reference_append()["times"][0])
+                lambda repeat: sum(reference_append(repeat)["times"]))
             external["loaderx-1.7.7 appends only"] = (
-                lambda repeat: reference_append()["appends"][0])
+                lambda repeat: sum(reference_append(repeat)["appends"]))
             checks["loaderx-1.7.7 append"] = lambda: reference_append()["hash"]
         else:
             missing["loaderx-1.7.7 append"] = reference[1]
         return measure(name, contenders, external, checks, digest(data), missing,
-                       args, 0.0, data.nbytes, count, f"{count} records of "
+                       args, args.min_seconds, data.nbytes, count,
+                       f"{count} records of "
                        f"64 B appended {batch} at a time")
 
     if kind == "dense":
@@ -495,7 +509,8 @@ def main():
     parser.add_argument("--batches", type=int, default=8)
     parser.add_argument("--min-seconds", type=float, default=0.25,
                         help="the least time a contender's timing covers: "
-                        "its plan is repeated that long (gathers)")
+                        "its plan (gathers) or its passes (appends) are "
+                        "repeated that long")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--only", default="")
     parser.add_argument("--dir", default=tempfile.gettempdir())
