@@ -320,6 +320,47 @@ TEST_P(RecordEngineTest, LargeBatchesArriveByteForByte) {
   }
 }
 
+// A batch gathered by four threads reports the first damaged record in the
+// batch's order, whichever thread met its damage first.
+TEST_P(RecordEngineTest, AShardedGatherReportsItsFirstDamagedRecord) {
+  if (GetParam() != "raw") GTEST_SKIP() << "damages raw bytes in place";
+  constexpr size_t kWidth = 64;
+  constexpr uint64_t kRecords = 4096;
+  {
+    auto engine = CreateStore();
+    ASSERT_NE(engine, nullptr);
+    AppendFixed(*engine, 0, kRecords, kWidth);
+  }
+  {
+    ASSERT_OK_AND_ASSIGN(
+        auto chunk, vfs_->Open("/data/store/0.chunk", OpenMode::kReadWrite));
+    for (uint64_t damaged : {3900, 100, 2500}) {
+      ASSERT_OK(chunk->WriteAt(damaged * kWidth + 7, "!"));
+    }
+  }
+  RecordEngineOptions options;
+  options.thread_pool = std::make_shared<ThreadPool>(3);
+  ASSERT_OK_AND_ASSIGN(auto engine,
+                       RecordEngine::Open(*vfs_, "/data/store", options));
+  std::vector<uint64_t> order(kRecords);
+  for (uint64_t i = 0; i < kRecords; ++i) order[i] = i;
+  std::string out(kRecords * kWidth, '\0');
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    const absl::Status status =
+        engine->GatherFixed(order, kWidth, absl::MakeSpan(out));
+    EXPECT_EQ(ErrorCodeOf(status), ErrorCode::kCorruptRecord) << status;
+    EXPECT_THAT(status.message(), HasSubstr("record 100 ")) << status;
+  }
+  // The records around the damage all arrive.
+  std::vector<uint64_t> intact;
+  for (uint64_t i = 0; i < kRecords; ++i) {
+    if (i != 100 && i != 2500 && i != 3900) intact.push_back(i);
+  }
+  std::string expected;
+  for (uint64_t i : intact) expected += RecordFor(i, kWidth);
+  EXPECT_TRUE(GatherFixed(*engine, intact, kWidth) == expected);
+}
+
 TEST_P(RecordEngineTest, RecordsNeverStraddleChunks) {
   RecordEngineOptions options;
   options.chunk_capacity = 1000;
