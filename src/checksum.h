@@ -72,9 +72,9 @@ inline uint64_t Checksum(absl::string_view bytes) {
 
 // `Checksum` of the 16 bytes at `bytes` (a table entry, whose hash is its
 // checksum entry's binding), compiled for that one length: XXH3's length
-// dispatch folds away, so the hash is a dozen instructions inline where
-// the general call costs ~40 (a verified gather of small records binds
-// every record's entry).
+// dispatch folds away, so the hash is ~20 instructions inline where the
+// general call costs ~40 (a verified gather of small records binds every
+// record's entry).
 LOADERX_ATTRIBUTE_FLATTEN inline uint64_t Checksum16(const char* bytes) {
   return XXH3_64bits(bytes, 16);
 }
@@ -126,8 +126,9 @@ inline void CopyBytes(char* destination, absl::string_view source,
 // lines are not read before they are written, which saves a third of the
 // memory traffic of the copy. The caller ends its run of copies with
 // `FenceStreamedCopies`. Always inline: a gather calls it once per record,
-// and for a short record the call and its spills cost as much as a fifth
-// of the whole record.
+// and inline, with `ChecksumShort`, a short record's hash spares the loop
+// a call and the spills around it (callgrind, 64 B raw records: 239 -> 226
+// instructions per record).
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t ChecksumAndCopy(
     absl::string_view source, char* destination, bool bypass_cache = false) {
   if (source.size() > checksum_internal::kPiecewiseBytes) {
