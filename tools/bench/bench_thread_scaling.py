@@ -76,11 +76,14 @@ def main():
             for p in plan_i:
                 np.take(data, p, axis=0, out=taken, mode="clip")
 
-        for threads in handles:  # Every batch checked before timing.
-            for p, pi in zip(plan, plan_i):
+        for p, pi in zip(plan, plan_i):  # Every batch checked before timing.
+            for threads in handles:
                 handles[threads]._native.gather_into(p, _bytes_of(out))
                 if not np.array_equal(out, data[pi]):
                     raise SystemExit(f"{threads} threads: wrong bytes")
+            np.take(data, pi, axis=0, out=taken, mode="clip")
+            if not np.array_equal(taken, data[pi]):
+                raise SystemExit("np.take: wrong bytes")
         contenders = {"gather_into, 1 thread": lambda: gather(1),
                       f"gather_into, {args.threads} threads":
                           lambda: gather(args.threads),
