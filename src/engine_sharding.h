@@ -56,6 +56,21 @@ inline int GatherShards(uint64_t records, uint64_t bytes, bool decodes,
   return static_cast<int>(std::max<uint64_t>(threads, fine));
 }
 
+// How many records a thread claims at a time from its shard of a
+// sharded gather (`ShardRanges`): about `kGatherPieceCost` of work, at
+// least one record. Small enough that a thread the host slows down holds
+// the batch back by little (a piece of 64 B records takes a few
+// microseconds), large enough that claiming (one compare-and-swap on a
+// line the thread mostly owns) costs nothing measurable.
+inline constexpr uint64_t kGatherPieceCost = 64 << 10;
+inline uint64_t GatherPieceRecords(uint64_t records, uint64_t bytes,
+                                   bool decodes) {
+  if (records == 0) return 1;
+  const uint64_t per_record =
+      (decodes ? kDecodeCostFactor : 1) * (bytes / records + kGatherRecordCost);
+  return std::max<uint64_t>(1, kGatherPieceCost / per_record);
+}
+
 }  // namespace loaderx
 
 #endif  // LOADERX_SRC_ENGINE_SHARDING_H_

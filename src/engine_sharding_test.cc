@@ -40,5 +40,17 @@ TEST(GatherShardsTest, WithoutWorkersEverythingIsOneShard) {
   EXPECT_EQ(GatherShards(4096, 4096 * 4096, true, 1), 1);
 }
 
+TEST(GatherPieceRecordsTest, APieceIsAboutTheSameWorkWhateverTheRecords) {
+  // 64 B raw records: 64 KiB of work at 320 byte-equivalents each.
+  EXPECT_EQ(GatherPieceRecords(4096, 4096 * 64, false),
+            kGatherPieceCost / (64 + kGatherRecordCost));
+  // Decoding costs `kDecodeCostFactor` times as much: fewer per piece.
+  EXPECT_LT(GatherPieceRecords(4096, 4096 * 64, true),
+            GatherPieceRecords(4096, 4096 * 64, false));
+  // A record larger than a piece's work is a piece on its own.
+  EXPECT_EQ(GatherPieceRecords(256, 256 << 18, false), 1u);
+  EXPECT_EQ(GatherPieceRecords(0, 0, false), 1u);
+}
+
 }  // namespace
 }  // namespace loaderx

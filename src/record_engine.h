@@ -337,11 +337,13 @@ class RecordEngine {
   // returns the position of the first record
   // that needs `GatherMapped` (its entry, bytes or checksum entry past
   // `view`, a size or checksum mismatch, a failed decode; nothing is
-  // reported), or `end`. Prefetches what records a few places ahead need.
-  // Only while nothing is overlaid.
+  // reported), or `end`. Prefetches what records a few places ahead need,
+  // up to `lookahead_end` (>= `end`: the records this thread is likely to
+  // gather next). Only while nothing is overlaid.
   size_t GatherMappedRun(const MappedView& view,
                          absl::Span<const uint64_t> indices,
                          const Destinations& destinations, size_t i, size_t end,
+                         size_t lookahead_end,
                          DecompressionContext* context) const;
   // Record `index`'s table and checksum entries through the mappings of a
   // store of `length` records (a delete's overlay first).

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -26,6 +27,7 @@
 #include "src/flat_view.h"
 #include "src/index_check.h"
 #include "src/record_engine.h"
+#include "src/shard_ranges.h"
 
 namespace loaderx {
 namespace {
@@ -116,48 +118,120 @@ absl::Status RecordEngine::Gather(absl::Span<const uint64_t> indices,
   StoreMappings& mappings = files_->mappings();
   std::shared_ptr<const MappedView> batch_view;
   if (mappings.enabled()) batch_view = mappings.Current();
-  // Contiguous blocks per shard keep each worker's reads sequential in the
-  // batch; each shard reuses one decompression context.
-  const int shards = GatherShards(indices.size(), destinations.bytes, !raw_,
-                                  pool_->concurrency());
   // The inline fast path needs nothing overlaid (a read-only open of a
   // store whose last maintenance step did not finish).
   const bool fast = overlay_.empty();
-  return pool_->TryParallelFor(shards, [&](int shard) -> absl::Status {
-    const size_t begin = indices.size() * shard / shards;
-    const size_t end = indices.size() * (shard + 1) / shards;
-    DecompressionContextPool::Lease context;
-    if (!raw_) {
-      LOADERX_ASSIGN_OR_RETURN(context, decompression_contexts_.Acquire());
-    }
+  // Records [begin, end) of the batch, through `view` (extended when a
+  // record lies past it) while it is set; the fast path prefetches ahead up
+  // to `lookahead_end`. On failure, `*failed_at` is the failing record's
+  // position.
+  const auto gather_piece =
+      [&](std::shared_ptr<const MappedView>& view, size_t begin, size_t end,
+          size_t lookahead_end, DecompressionContext* context,
+          std::string& staging, size_t* failed_at) -> absl::Status {
     size_t i = begin;
-    if (batch_view != nullptr) {
-      std::shared_ptr<const MappedView> view = batch_view;
-      while (i < end) {
-        if (ABSL_PREDICT_TRUE(fast)) {
-          i = GatherMappedRun(*view, indices, destinations, i, end,
-                              context.get());
-          if (i == end) break;
+    while (view != nullptr && i < end) {
+      if (ABSL_PREDICT_TRUE(fast)) {
+        i = GatherMappedRun(*view, indices, destinations, i, end, lookahead_end,
+                            context);
+        if (i == end) break;
+      }
+      // Record i needs the general path (which reports what is wrong).
+      absl::Status gathered = GatherMapped(view, length, indices[i],
+                                           destinations.at(i), fixed, context);
+      if (ABSL_PREDICT_FALSE(!gathered.ok())) {
+        // The VFS declined to map: the rest goes through `ReadAt`.
+        if (absl::IsUnimplemented(gathered)) {
+          view = nullptr;
+          break;
         }
-        // Record i needs the general path (which reports what is wrong).
-        absl::Status gathered = GatherMapped(
-            view, length, indices[i], destinations.at(i), fixed, context.get());
-        if (ABSL_PREDICT_FALSE(!gathered.ok())) {
-          // The VFS declined to map: the rest goes through `ReadAt`.
-          if (absl::IsUnimplemented(gathered)) break;
-          return gathered;
-        }
-        ++i;
+        *failed_at = i;
+        return gathered;
+      }
+      ++i;
+    }
+    for (; i < end; ++i) {
+      absl::Status gathered = [&]() -> absl::Status {
+        LOADERX_ASSIGN_OR_RETURN(const RecordLoc loc, ReadLoc(indices[i]));
+        return GatherOne(indices[i], loc, destinations.at(i), fixed, context,
+                         staging);
+      }();
+      if (ABSL_PREDICT_FALSE(!gathered.ok())) {
+        *failed_at = i;
+        return gathered;
       }
     }
-    std::string staging;
-    for (; i < end; ++i) {
-      LOADERX_ASSIGN_OR_RETURN(const RecordLoc loc, ReadLoc(indices[i]));
-      LOADERX_RETURN_IF_ERROR(GatherOne(indices[i], loc, destinations.at(i),
-                                        fixed, context.get(), staging));
-    }
     return absl::OkStatus();
-  });
+  };
+  // What one thread needs for its pieces: a decompression context, a
+  // staging buffer and its own reference to the view. Its streamed copies
+  // (`GatherMappedRun` with `bypass_cache`) are fenced once, when the
+  // thread is done, before the pool tells the caller.
+  struct ThreadState {
+    DecompressionContextPool::Lease context;
+    std::string staging;
+    std::shared_ptr<const MappedView> view;
+    bool streamed;
+    ~ThreadState() {
+      if (streamed) FenceStreamedCopies();
+    }
+  };
+  const bool streamed = raw_ && destinations.bytes >= kBypassCacheBatchBytes;
+  const int shards = GatherShards(indices.size(), destinations.bytes, !raw_,
+                                  pool_->concurrency());
+  if (shards <= 1) {  // Inline on the caller: no hand-off, no claims.
+    return pool_->TryParallelFor(1, [&](int) -> absl::Status {
+      ThreadState state{{}, {}, batch_view, streamed};
+      if (!raw_) {
+        LOADERX_ASSIGN_OR_RETURN(state.context,
+                                 decompression_contexts_.Acquire());
+      }
+      size_t failed_at = 0;
+      return gather_piece(state.view, 0, indices.size(), indices.size(),
+                          state.context.get(), state.staging, &failed_at);
+    });
+  }
+  // Each shard's records are claimed in pieces by the thread running it,
+  // and a thread out of work steals from the others (`ShardRanges`): on
+  // these VMs one core often runs at half the other's speed for a while,
+  // and equal halves would wait for the slow one. The error reported is
+  // the one at the batch's first failing record, whichever thread met it:
+  // every record before it was gathered (a thread stops only at a failure,
+  // and what it leaves lies after that failure).
+  ShardRanges ranges(
+      indices.size(), shards,
+      GatherPieceRecords(indices.size(), destinations.bytes, !raw_));
+  std::mutex failure_mu;
+  size_t first_failed_at = indices.size();
+  absl::Status first_failure;
+  LOADERX_RETURN_IF_ERROR(
+      pool_->TryParallelFor(shards, [&](int shard) -> absl::Status {
+        ThreadState state{{}, {}, batch_view, streamed};
+        if (!raw_) {
+          LOADERX_ASSIGN_OR_RETURN(state.context,
+                                   decompression_contexts_.Acquire());
+        }
+        do {
+          for (ShardRanges::Piece piece = ranges.Claim(shard); !piece.empty();
+               piece = ranges.Claim(shard)) {
+            size_t failed_at = 0;
+            absl::Status gathered = gather_piece(
+                state.view, piece.begin, piece.end, piece.range_end,
+                state.context.get(), state.staging, &failed_at);
+            if (ABSL_PREDICT_FALSE(!gathered.ok())) {
+              std::lock_guard lock(failure_mu);
+              if (failed_at < first_failed_at) {
+                first_failed_at = failed_at;
+                first_failure = std::move(gathered);
+              }
+              return absl::OkStatus();
+            }
+          }
+        } while (ranges.Steal(shard));
+        return absl::OkStatus();
+      }));
+  std::lock_guard lock(failure_mu);
+  return first_failure;
 }
 
 absl::Status RecordEngine::CheckGatheredSize(uint64_t index,
@@ -211,20 +285,14 @@ absl::Status RecordEngine::Decode(uint64_t index, absl::string_view stored,
 size_t RecordEngine::GatherMappedRun(const MappedView& view,
                                      absl::Span<const uint64_t> indices,
                                      const Destinations& destinations, size_t i,
-                                     size_t end,
+                                     size_t end, size_t lookahead_end,
                                      DecompressionContext* context) const {
   const FlatView flat(view);
+  // Raw records of a large batch are stored around the cache, medium ones
+  // without a fence each (`ChecksumAndCopy`, `CopyBytes`): `Gather` fences
+  // once for each thread's runs, before the pool tells the caller.
   const bool bypass_cache = destinations.bytes >= kBypassCacheBatchBytes;
   const uint64_t* const index_at = indices.data();
-  // Raw records of a large batch are stored around the cache, medium ones
-  // without a fence each (`ChecksumAndCopy`, `CopyBytes`): one fence when
-  // the run ends, however it ends, before the pool tells the caller.
-  struct FenceOnExit {
-    bool armed;
-    ~FenceOnExit() {
-      if (armed) FenceStreamedCopies();
-    }
-  } fence{raw_ && bypass_cache};
   // The loop is compiled once for each (raw, verified) pair, so each copy
   // holds only its own steps: a small record costs few enough instructions
   // that the tests and spills of the others showed (callgrind, 64 B raw).
@@ -239,12 +307,12 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
       // then). Prefetches never fault: the bytes' address is checked only
       // for its chunk's number (`FlatView::StoredToPrefetch`), the copy
       // checks their bounds.
-      if (ABSL_PREDICT_TRUE(i + kEntriesAhead < end)) {
+      if (ABSL_PREDICT_TRUE(i + kEntriesAhead < lookahead_end)) {
         const uint64_t ahead = index_at[i + kEntriesAhead];
         if (const char* entry = flat.Entry(ahead)) __builtin_prefetch(entry);
         if (kCheck) flat.PrefetchChecksumEntry(ahead);
       }
-      if (ABSL_PREDICT_TRUE(i + kBytesAhead < end)) {
+      if (ABSL_PREDICT_TRUE(i + kBytesAhead < lookahead_end)) {
         if (const char* entry = flat.Entry(index_at[i + kBytesAhead])) {
           const RecordLoc ahead = store_format::DecodeRecordLoc(entry);
           if (const char* stored = flat.StoredToPrefetch(ahead)) {

@@ -361,6 +361,38 @@ TEST_P(RecordEngineTest, AShardedGatherReportsItsFirstDamagedRecord) {
   EXPECT_TRUE(GatherFixed(*engine, intact, kWidth) == expected);
 }
 
+// A batch split between the caller and a worker that never comes (busy
+// with a task of its own) is gathered whole by the caller: it takes the
+// worker's records from the back of its shard, then the shard itself, and
+// does not wait for the worker.
+TEST_P(RecordEngineTest, AGatherDoesNotWaitForABusyWorker) {
+  constexpr size_t kWidth = 64;
+  constexpr uint64_t kRecords = 4096;
+  {
+    auto engine = CreateStore();
+    ASSERT_NE(engine, nullptr);
+    AppendFixed(*engine, 0, kRecords, kWidth);
+  }
+  auto pool = std::make_shared<ThreadPool>(1);
+  std::atomic<bool> release{false};
+  pool->Schedule([&] {
+    while (!release.load()) std::this_thread::yield();
+  });
+  RecordEngineOptions options;
+  options.thread_pool = pool;
+  ASSERT_OK_AND_ASSIGN(auto engine,
+                       RecordEngine::Open(*vfs_, "/data/store", options));
+  std::vector<uint64_t> order(kRecords);
+  for (uint64_t i = 0; i < kRecords; ++i)
+    order[i] = (i * 2654435761u) % kRecords;
+  std::string expected;
+  for (uint64_t i : order) expected += RecordFor(i, kWidth);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    EXPECT_TRUE(GatherFixed(*engine, order, kWidth) == expected);
+  }
+  release.store(true);
+}
+
 TEST_P(RecordEngineTest, RecordsNeverStraddleChunks) {
   RecordEngineOptions options;
   options.chunk_capacity = 1000;
