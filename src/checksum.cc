@@ -64,6 +64,24 @@ const VectorKernels& BestKernels() {
   return *best;
 }
 
+BlockCheck BestBlockCheck() {
+  static const BlockCheck best = []() -> BlockCheck {
+  // Not on Windows: MinGW's GCC does not align the stack for the 64-byte
+  // vectors the block check keeps there (GCC bug 54412), and an aligned
+  // spill would fault.
+#if defined(LOADERX_XXH3_DISPATCH) && !defined(_WIN32)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq")) {
+      return kAvx512BlockCheck;
+    }
+#endif
+    return nullptr;
+  }();
+  return best;
+}
+
 }  // namespace checksum_internal
 
 struct ChecksumStream::State {

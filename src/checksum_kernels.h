@@ -48,6 +48,25 @@ const VectorKernels& BestKernels();
 extern const VectorKernels kAvx2Kernels;
 extern const VectorKernels kAvx512Kernels;
 
+// A verified gather of small fixed-width records checks them
+// `kBlockRecords` at a time: `BlockCheck` returns a mask with bit k set
+// when record k (`width` bytes at `records[k]`) does not hash to
+// `checksums[k]` or its 16-byte table entry (at `entries + 16 * k`) does
+// not hash to `bindings[k]`, for k below `count` (at most `kBlockRecords`).
+inline constexpr size_t kBlockRecords = 8;
+using BlockCheck = uint32_t (*)(const char* const* records, size_t width,
+                                const char* entries, const uint64_t* checksums,
+                                const uint64_t* bindings, size_t count);
+// checksum_block_avx512.cc: in vectors for 64 and 128-byte records.
+extern const BlockCheck kAvx512BlockCheck;
+// The block check this CPU runs in vectors, chosen once per process, or
+// null (a gather then hashes each record inline).
+BlockCheck BestBlockCheck();
+// Whether `BestBlockCheck()` hashes records of `width` bytes in vectors.
+inline bool BlockCheckedInVectors(size_t width) {
+  return width == 64 || width == 128;
+}
+
 }  // namespace loaderx::checksum_internal
 
 #endif  // LOADERX_SRC_CHECKSUM_KERNELS_H_

@@ -7,6 +7,7 @@
 // file is DataLoss, a checksum mismatch a corrupt record.
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -22,6 +23,7 @@
 #include "loaderx/error_code.h"
 #include "loaderx/spi/status_macros.h"
 #include "src/checksum.h"
+#include "src/checksum_kernels.h"
 #include "src/decompression_context_pool.h"
 #include "src/engine_sharding.h"
 #include "src/flat_view.h"
@@ -293,6 +295,40 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
   // once for each thread's runs, before the pool tells the caller.
   const bool bypass_cache = destinations.bytes >= kBypassCacheBatchBytes;
   const uint64_t* const index_at = indices.data();
+  // A record costs fewer instructions than the processor looks ahead, so
+  // without prefetches each record's entries and bytes are cache misses
+  // paid one after another: entries are fetched `kEntriesAhead` records
+  // ahead, the bytes `kBytesAhead` ahead (their entry is in cache by
+  // then). Prefetches never fault: the bytes' address is checked only
+  // for its chunk's number (`FlatView::StoredToPrefetch`), the copy
+  // checks their bounds.
+  //
+  // Always inline: a function that only prefetches would be deemed
+  // without effect, and its calls deleted (`FlatView::PrefetchChecksumEntry`).
+  const auto prefetch_ahead = [&](size_t i, auto raw,
+                                  auto verified) ABSL_ATTRIBUTE_ALWAYS_INLINE {
+    constexpr bool kRaw = decltype(raw)::value;
+    constexpr bool kCheck = decltype(verified)::value;
+    if (ABSL_PREDICT_TRUE(i + kEntriesAhead < lookahead_end)) {
+      const uint64_t ahead = index_at[i + kEntriesAhead];
+      if (const char* entry = flat.Entry(ahead)) __builtin_prefetch(entry);
+      if (kCheck) flat.PrefetchChecksumEntry(ahead);
+    }
+    if (ABSL_PREDICT_TRUE(i + kBytesAhead < lookahead_end)) {
+      if (const char* entry = flat.Entry(index_at[i + kBytesAhead])) {
+        const RecordLoc ahead = store_format::DecodeRecordLoc(entry);
+        if (const char* stored = flat.StoredToPrefetch(ahead)) {
+          const uint64_t bytes =
+              kRaw ? std::min<uint64_t>(ahead.phys_length, kPrefetchedRawBytes)
+              : ahead.phys_length <= kPrefetchedFrameBytes ? ahead.phys_length
+                                                           : 0;
+          for (uint64_t line = 0; line < bytes; line += ABSL_CACHELINE_SIZE) {
+            __builtin_prefetch(stored + line);
+          }
+        }
+      }
+    }
+  };
   // The loop is compiled once for each (raw, verified) pair, so each copy
   // holds only its own steps: a small record costs few enough instructions
   // that the tests and spills of the others showed (callgrind, 64 B raw).
@@ -300,33 +336,7 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
     constexpr bool kRaw = decltype(raw)::value;
     constexpr bool kCheck = decltype(verified)::value;
     for (; i < end; ++i) {
-      // A record costs fewer instructions than the processor looks ahead, so
-      // without prefetches each record's entries and bytes are cache misses
-      // paid one after another: entries are fetched `kEntriesAhead` records
-      // ahead, the bytes `kBytesAhead` ahead (their entry is in cache by
-      // then). Prefetches never fault: the bytes' address is checked only
-      // for its chunk's number (`FlatView::StoredToPrefetch`), the copy
-      // checks their bounds.
-      if (ABSL_PREDICT_TRUE(i + kEntriesAhead < lookahead_end)) {
-        const uint64_t ahead = index_at[i + kEntriesAhead];
-        if (const char* entry = flat.Entry(ahead)) __builtin_prefetch(entry);
-        if (kCheck) flat.PrefetchChecksumEntry(ahead);
-      }
-      if (ABSL_PREDICT_TRUE(i + kBytesAhead < lookahead_end)) {
-        if (const char* entry = flat.Entry(index_at[i + kBytesAhead])) {
-          const RecordLoc ahead = store_format::DecodeRecordLoc(entry);
-          if (const char* stored = flat.StoredToPrefetch(ahead)) {
-            const uint64_t bytes =
-                kRaw
-                    ? std::min<uint64_t>(ahead.phys_length, kPrefetchedRawBytes)
-                : ahead.phys_length <= kPrefetchedFrameBytes ? ahead.phys_length
-                                                             : 0;
-            for (uint64_t line = 0; line < bytes; line += ABSL_CACHELINE_SIZE) {
-              __builtin_prefetch(stored + line);
-            }
-          }
-        }
-      }
+      prefetch_ahead(i, raw, verified);
 
       const uint64_t index = index_at[i];
       const char* const entry = flat.Entry(index);
@@ -377,8 +387,79 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
     }
     return end;
   };
+  // Verified raw records of a width the CPU hashes in vectors, copied into
+  // one flat destination: located, copied and their entries gathered one
+  // by one as above, then hashed and checked `kBlockRecords` at a time
+  // (`checksum_internal::BlockCheck`, from the stored bytes the copies
+  // have just brought into L1). A record that fails a check, or needs the
+  // general path, ends the run where it is, once the records copied before it
+  // are checked.
+  const auto run_blocks = [&](checksum_internal::BlockCheck block_check,
+                              auto fixed_width) {
+    constexpr size_t kBlock = checksum_internal::kBlockRecords;
+    constexpr size_t width = decltype(fixed_width)::value;
+    char* const base = destinations.base;
+    alignas(64) char entries[kBlock * kRecordLocBytes];
+    const char* records[kBlock];
+    uint64_t checksums[kBlock];
+    uint64_t bindings[kBlock];
+    while (i < end) {
+      const size_t block = i;
+      const size_t block_end = std::min(end, block + kBlock);
+      uint32_t unchecked = 0;  // Records whose checksum entry is empty.
+      for (; i < block_end; ++i) {
+        prefetch_ahead(i, std::true_type(), std::true_type());
+        const uint64_t index = index_at[i];
+        const char* const entry = flat.Entry(index);
+        if (ABSL_PREDICT_FALSE(entry == nullptr)) break;
+        const RecordLoc loc = store_format::DecodeRecordLoc(entry);
+        if (ABSL_PREDICT_FALSE(loc.logic_length != width ||
+                               loc.phys_length != width)) {
+          break;
+        }
+        const char* const stored = flat.Stored(loc);
+        const char* const checksum_entry = flat.ChecksumEntry(index);
+        if (ABSL_PREDICT_FALSE(stored == nullptr ||
+                               checksum_entry == nullptr)) {
+          break;
+        }
+        const ChecksumEntry expected =
+            integrity_format::DecodeEntry(checksum_entry);
+        const size_t k = i - block;
+        if (expected.empty()) unchecked |= 1u << k;
+        checksums[k] = expected.checksum;
+        bindings[k] = expected.binding;
+        records[k] = stored;
+        std::memcpy(entries + k * kRecordLocBytes, entry, kRecordLocBytes);
+        std::memcpy(base + i * width, stored, width);
+      }
+      if (i > block) {
+        const uint32_t failed = block_check(records, width, entries, checksums,
+                                            bindings, i - block) &
+                                ~unchecked;
+        if (ABSL_PREDICT_FALSE(failed != 0)) {
+          return block + static_cast<size_t>(std::countr_zero(failed));
+        }
+      }
+      if (ABSL_PREDICT_FALSE(i < block_end)) return i;
+    }
+    return end;
+  };
   const bool check = verify_ && integrity_ != nullptr;
   if (raw_) {
+    if (check) {
+      // Only flat destinations (`spans` empty): `base` and `width` are set.
+      const checksum_internal::BlockCheck block_check =
+          checksum_internal::BestBlockCheck();
+      if (block_check != nullptr && destinations.spans.empty() &&
+          checksum_internal::BlockCheckedInVectors(destinations.width)) {
+        return destinations.width == 64
+                   ? run_blocks(block_check,
+                                std::integral_constant<size_t, 64>())
+                   : run_blocks(block_check,
+                                std::integral_constant<size_t, 128>());
+      }
+    }
     return check ? run(std::true_type(), std::true_type())
                  : run(std::true_type(), std::false_type());
   }
