@@ -132,19 +132,37 @@ Lanes HashRecords(const char* const* records) {
   return Avalanche(acc);
 }
 
-// XXH3-64 (`XXH3_len_9to16_64b`, seed 0) of eight 16-byte entries back to
-// back at `entries`.
-Lanes HashEntries(const char* entries) {
-  const Lanes first = _mm512_loadu_si512(entries);
-  const Lanes second = _mm512_loadu_si512(entries + 64);
+// The first and second 64-bit words of the 16 bytes at each of `at[0..7]`,
+// lane k from `at[k]`. Loaded 16 bytes at a time: a wider load of bytes
+// the gather has just stored in narrower pieces would wait for the stores.
+void LoadPairs(const char* const* at, Lanes* first, Lanes* second) {
+  Lanes quads[2];
+  for (int q = 0; q < 2; ++q) {
+    const char* const* four = at + 4 * q;
+    const __m256i low = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(four[0]))),
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(four[1])), 1);
+    const __m256i high = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(four[2]))),
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(four[3])), 1);
+    quads[q] = _mm512_inserti64x4(_mm512_castsi256_si512(low), high, 1);
+  }
+  // quads[q] holds the pairs of records 4q..4q+3, first word, then second.
+  *first = _mm512_permutex2var_epi64(
+      quads[0], _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), quads[1]);
+  *second = _mm512_permutex2var_epi64(
+      quads[0], _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1), quads[1]);
+}
+
+// XXH3-64 (`XXH3_len_9to16_64b`, seed 0) of the 16 bytes whose words are
+// `first` and `second`.
+Lanes Hash16(Lanes first, Lanes second) {
   const Lanes low = _mm512_xor_si512(
-      _mm512_permutex2var_epi64(
-          first, _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), second),
-      _mm512_set1_epi64(SecretWord(24) ^ SecretWord(32)));
+      first, _mm512_set1_epi64(SecretWord(24) ^ SecretWord(32)));
   const Lanes high = _mm512_xor_si512(
-      _mm512_permutex2var_epi64(
-          first, _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1), second),
-      _mm512_set1_epi64(SecretWord(40) ^ SecretWord(48)));
+      second, _mm512_set1_epi64(SecretWord(40) ^ SecretWord(48)));
   // Byte-reverses each 64-bit lane (`XXH_swap64`).
   const Lanes reverse = _mm512_set_epi64(
       0x08090A0B0C0D0E0F, 0x0001020304050607, 0x08090A0B0C0D0E0F,
@@ -157,37 +175,38 @@ Lanes HashEntries(const char* entries) {
   return Avalanche(acc);
 }
 
-// The bits of the lanes below `count` where `hashes` differs from the
-// `count` words at `expected` (the lanes past it are not read).
-uint32_t Mismatches(Lanes hashes, const uint64_t* expected, size_t count) {
-  const __mmask8 lanes = static_cast<__mmask8>((1u << count) - 1);
-  return _mm512_mask_cmpneq_epu64_mask(
-      lanes, hashes, _mm512_maskz_loadu_epi64(lanes, expected));
-}
-
 uint32_t CheckBlock(const char* const* records, size_t width,
-                    const char* entries, const uint64_t* checksums,
-                    const uint64_t* bindings, size_t count) {
-  // Whole blocks are read: a short one is padded with copies of its first
-  // record and entry, whose lanes are not compared.
-  alignas(64) char padded_entries[kBlockRecords * 16];
+                    const char* const* entries,
+                    const char* const* checksum_entries, size_t count) {
+  // Eight lanes are always computed: a short block's missing ones repeat
+  // its first record, and are not compared.
+  const char* padded[3][kBlockRecords];
   if (count < kBlockRecords) {
-    std::memcpy(padded_entries, entries, count * 16);
-    for (size_t k = count; k < kBlockRecords; ++k) {
-      std::memcpy(padded_entries + k * 16, entries, 16);
+    for (size_t k = 0; k < kBlockRecords; ++k) {
+      const size_t from = k < count ? k : 0;
+      padded[0][k] = records[from];
+      padded[1][k] = entries[from];
+      padded[2][k] = checksum_entries[from];
     }
-    entries = padded_entries;
+    records = padded[0];
+    entries = padded[1];
+    checksum_entries = padded[2];
   }
-  uint32_t mismatches = Mismatches(HashEntries(entries), bindings, count);
-  if ((width == 64 || width == 128) && count == kBlockRecords) {
+  const __mmask8 lanes = static_cast<__mmask8>((1u << count) - 1);
+  Lanes entry_first, entry_second, checksums, bindings;
+  LoadPairs(entries, &entry_first, &entry_second);
+  LoadPairs(checksum_entries, &checksums, &bindings);
+  uint32_t mismatches = _mm512_mask_cmpneq_epu64_mask(
+      lanes, Hash16(entry_first, entry_second), bindings);
+  if (width == 64 || width == 128) {
     const Lanes hashes =
         width == 64 ? HashRecords<64>(records) : HashRecords<128>(records);
-    return mismatches | Mismatches(hashes, checksums, count);
+    return mismatches | _mm512_mask_cmpneq_epu64_mask(lanes, hashes, checksums);
   }
+  alignas(64) uint64_t expected[kBlockRecords];
+  _mm512_store_si512(expected, checksums);
   for (size_t k = 0; k < count; ++k) {
-    if (XXH3_64bits(records[k], width) != checksums[k]) {
-      mismatches |= 1u << k;
-    }
+    if (XXH3_64bits(records[k], width) != expected[k]) mismatches |= 1u << k;
   }
   return mismatches;
 }

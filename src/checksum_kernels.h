@@ -50,13 +50,17 @@ extern const VectorKernels kAvx512Kernels;
 
 // A verified gather of small fixed-width records checks them
 // `kBlockRecords` at a time: `BlockCheck` returns a mask with bit k set
-// when record k (`width` bytes at `records[k]`) does not hash to
-// `checksums[k]` or its 16-byte table entry (at `entries + 16 * k`) does
-// not hash to `bindings[k]`, for k below `count` (at most `kBlockRecords`).
+// when record k (`width` bytes at `records[k]`) does not hash to its
+// checksum or its 16-byte table entry (at `entries[k]`) does not hash to
+// its binding, for k below `count` (at most `kBlockRecords`). Record k's
+// checksum and binding are the two little-endian 64-bit words at
+// `checksum_entries[k]`, as checksums.lx stores them
+// (`integrity_format::DecodeEntry`).
 inline constexpr size_t kBlockRecords = 8;
 using BlockCheck = uint32_t (*)(const char* const* records, size_t width,
-                                const char* entries, const uint64_t* checksums,
-                                const uint64_t* bindings, size_t count);
+                                const char* const* entries,
+                                const char* const* checksum_entries,
+                                size_t count);
 // checksum_block_avx512.cc: in vectors for 64 and 128-byte records.
 extern const BlockCheck kAvx512BlockCheck;
 // The block check this CPU runs in vectors, chosen once per process, or

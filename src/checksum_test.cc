@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <utility>
@@ -192,16 +193,23 @@ TEST(ChecksumTest, TheBlockCheckFindsExactlyTheDamagedRecordsAndEntries) {
     for (size_t count = 1; count <= kBlockRecords; ++count) {
       std::string records = RandomBytes(width * count, ++seed);
       std::string entries = RandomBytes(16 * count, ++seed);
-      std::vector<uint64_t> checksums(count), bindings(count);
+      // Each record's checksum, then its entry's hash (the binding), as
+      // checksums.lx lays them out, 24 bytes apart.
+      std::string checksum_entries(24 * count, '\0');
+      std::vector<const char*> record_at(count), entry_at(count),
+          checksum_entry_at(count);
       for (size_t k = 0; k < count; ++k) {
-        checksums[k] = XXH3_64bits(records.data() + k * width, width);
-        bindings[k] = XXH3_64bits(entries.data() + k * 16, 16);
+        record_at[k] = records.data() + k * width;
+        entry_at[k] = entries.data() + k * 16;
+        checksum_entry_at[k] = checksum_entries.data() + k * 24;
+        const uint64_t checksum = XXH3_64bits(record_at[k], width);
+        const uint64_t binding = XXH3_64bits(entry_at[k], 16);
+        std::memcpy(checksum_entries.data() + k * 24, &checksum, 8);
+        std::memcpy(checksum_entries.data() + k * 24 + 8, &binding, 8);
       }
-      std::vector<const char*> at(count);
-      for (size_t k = 0; k < count; ++k) at[k] = records.data() + k * width;
       const auto run = [&] {
-        return check(at.data(), width, entries.data(), checksums.data(),
-                     bindings.data(), count);
+        return check(record_at.data(), width, entry_at.data(),
+                     checksum_entry_at.data(), count);
       };
       ASSERT_EQ(run(), 0u) << "width " << width << ", count " << count;
       for (size_t k = 0; k < count; ++k) {
@@ -214,9 +222,12 @@ TEST(ChecksumTest, TheBlockCheckFindsExactlyTheDamagedRecordsAndEntries) {
         entries[k * 16 + k % 16] ^= 0x80;
         ASSERT_EQ(run(), 1u << k) << "entry " << k << " of " << count;
         entries[k * 16 + k % 16] ^= 0x80;
-        checksums[k] ^= 1;
-        ASSERT_EQ(run(), 1u << k) << "checksum " << k << " of " << count;
-        checksums[k] ^= 1;
+        for (size_t word : {0, 8}) {  // The checksum, then the binding.
+          checksum_entries[k * 24 + word] ^= 1;
+          ASSERT_EQ(run(), 1u << k)
+              << "checksum entry " << k << " of " << count << ", word " << word;
+          checksum_entries[k * 24 + word] ^= 1;
+        }
       }
     }
   }

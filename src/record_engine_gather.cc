@@ -399,10 +399,9 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
     constexpr size_t kBlock = checksum_internal::kBlockRecords;
     constexpr size_t width = decltype(fixed_width)::value;
     char* const base = destinations.base;
-    alignas(64) char entries[kBlock * kRecordLocBytes];
     const char* records[kBlock];
-    uint64_t checksums[kBlock];
-    uint64_t bindings[kBlock];
+    const char* entries[kBlock];
+    const char* checksum_entries[kBlock];
     while (i < end) {
       const size_t block = i;
       const size_t block_end = std::min(end, block + kBlock);
@@ -423,20 +422,19 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
                                checksum_entry == nullptr)) {
           break;
         }
-        const ChecksumEntry expected =
-            integrity_format::DecodeEntry(checksum_entry);
         const size_t k = i - block;
-        if (expected.empty()) unchecked |= 1u << k;
-        checksums[k] = expected.checksum;
-        bindings[k] = expected.binding;
+        if (integrity_format::DecodeEntry(checksum_entry).empty()) {
+          unchecked |= 1u << k;
+        }
         records[k] = stored;
-        std::memcpy(entries + k * kRecordLocBytes, entry, kRecordLocBytes);
+        entries[k] = entry;
+        checksum_entries[k] = checksum_entry;
         std::memcpy(base + i * width, stored, width);
       }
       if (i > block) {
-        const uint32_t failed = block_check(records, width, entries, checksums,
-                                            bindings, i - block) &
-                                ~unchecked;
+        const uint32_t failed =
+            block_check(records, width, entries, checksum_entries, i - block) &
+            ~unchecked;
         if (ABSL_PREDICT_FALSE(failed != 0)) {
           return block + static_cast<size_t>(std::countr_zero(failed));
         }
