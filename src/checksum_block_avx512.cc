@@ -135,7 +135,7 @@ Lanes HashRecords(const char* const* records) {
 // The first and second 64-bit words of the 16 bytes at each of `at[0..7]`,
 // lane k from `at[k]`. Loaded 16 bytes at a time: a wider load of bytes
 // the gather has just stored in narrower pieces would wait for the stores.
-void LoadPairs(const char* const* at, Lanes* first, Lanes* second) {
+inline void LoadPairs(const char* const* at, Lanes* first, Lanes* second) {
   Lanes quads[2];
   for (int q = 0; q < 2; ++q) {
     const char* const* four = at + 4 * q;
