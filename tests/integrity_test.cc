@@ -30,6 +30,17 @@ using ::testing::HasSubstr;
 constexpr char kStore[] = "/s";
 constexpr size_t kWidth = 32;
 
+// Swaps the table entries of records `a` and `b` of the store at `kStore`:
+// each then points at an intact record, not the one its checksum was
+// written for.
+void SwapTableEntries(Vfs& vfs, uint64_t a, uint64_t b) {
+  ForeignWriter files(vfs, kStore);
+  ASSERT_OK_AND_ASSIGN(auto first, files.Loc(a));
+  ASSERT_OK_AND_ASSIGN(auto second, files.Loc(b));
+  ASSERT_OK(files.WriteLoc(a, second));
+  ASSERT_OK(files.WriteLoc(b, first));
+}
+
 class IntegrityTest : public testing::TestWithParam<std::string> {
  protected:
   void SetUp() override { ASSERT_OK_AND_ASSIGN(vfs_, CreateVfs("memory")); }
@@ -120,13 +131,7 @@ TEST_P(IntegrityTest, AFlippedByteIsDataLossNamingTheRecord) {
 // refuses instead, changing nothing.
 TEST_P(IntegrityTest, SwappedTableEntriesAreDamageNotOtherRecords) {
   MakeStore(20);
-  {
-    ForeignWriter files(*vfs_, kStore);
-    ASSERT_OK_AND_ASSIGN(auto third, files.Loc(3));
-    ASSERT_OK_AND_ASSIGN(auto fourth, files.Loc(4));
-    ASSERT_OK(files.WriteLoc(3, fourth));
-    ASSERT_OK(files.WriteLoc(4, third));
-  }
+  SwapTableEntries(*vfs_, 3, 4);
   auto engine = Open();
   ASSERT_NE(engine, nullptr);
   absl::Status read = Read(*engine, 3);
@@ -425,13 +430,7 @@ TEST_P(BlockCheckedGatherTest, DamageAnywhereInABlockIsReportedAtItsRecord) {
 
 TEST_P(BlockCheckedGatherTest, SwappedEntriesInABlockAreReportedAtTheFirst) {
   MakeStore(16);
-  {
-    ForeignWriter files(*vfs_, kStore);
-    ASSERT_OK_AND_ASSIGN(auto tenth, files.Loc(10));
-    ASSERT_OK_AND_ASSIGN(auto twelfth, files.Loc(12));
-    ASSERT_OK(files.WriteLoc(10, twelfth));
-    ASSERT_OK(files.WriteLoc(12, tenth));
-  }
+  SwapTableEntries(*vfs_, 10, 12);
   ASSERT_OK_AND_ASSIGN(auto engine, RecordEngine::Open(*vfs_, kStore, {}));
   std::string out;
   const absl::Status gathered = GatherAll(*engine, 16, &out);
