@@ -373,15 +373,22 @@ TEST_P(RecordEngineTest, AGatherDoesNotWaitForABusyWorker) {
     ASSERT_NE(engine, nullptr);
     AppendFixed(*engine, 0, kRecords, kWidth);
   }
-  auto pool = std::make_shared<ThreadPool>(1);
+  // Declared before the pool, which joins its worker when destroyed.
   std::atomic<bool> release{false};
-  pool->Schedule([&] {
-    while (!release.load()) std::this_thread::yield();
-  });
+  auto pool = std::make_shared<ThreadPool>(1);
   RecordEngineOptions options;
   options.thread_pool = pool;
   ASSERT_OK_AND_ASSIGN(auto engine,
                        RecordEngine::Open(*vfs_, "/data/store", options));
+  // The worker is busy until the test ends, however it ends: the guard
+  // releases it before the engine and the pool go.
+  struct Release {
+    std::atomic<bool>& release;
+    ~Release() { release.store(true); }
+  } guard{release};
+  pool->Schedule([&release] {
+    while (!release.load()) std::this_thread::yield();
+  });
   std::vector<uint64_t> order(kRecords);
   for (uint64_t i = 0; i < kRecords; ++i)
     order[i] = (i * 2654435761u) % kRecords;
@@ -390,7 +397,6 @@ TEST_P(RecordEngineTest, AGatherDoesNotWaitForABusyWorker) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     EXPECT_TRUE(GatherFixed(*engine, order, kWidth) == expected);
   }
-  release.store(true);
 }
 
 TEST_P(RecordEngineTest, RecordsNeverStraddleChunks) {
