@@ -61,15 +61,12 @@ using BlockCheck = uint32_t (*)(const char* const* records, size_t width,
                                 const char* const* entries,
                                 const char* const* checksum_entries,
                                 size_t count);
-// checksum_block_avx512.cc: in vectors for 64 and 128-byte records.
+// checksum_block_avx512.cc: in vectors for 64 and 128-byte records (the
+// widths a gather hands it), one by one for others.
 extern const BlockCheck kAvx512BlockCheck;
 // The block check this CPU runs in vectors, chosen once per process, or
 // null (a gather then hashes each record inline).
 BlockCheck BestBlockCheck();
-// Whether `BestBlockCheck()` hashes records of `width` bytes in vectors.
-inline bool BlockCheckedInVectors(size_t width) {
-  return width == 64 || width == 128;
-}
 
 }  // namespace loaderx::checksum_internal
 

@@ -445,17 +445,18 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
   };
   const bool check = verify_ && integrity_ != nullptr;
   if (raw_) {
-    if (check) {
-      // Only flat destinations (`spans` empty): `base` and `width` are set.
-      const checksum_internal::BlockCheck block_check =
-          checksum_internal::BestBlockCheck();
-      if (block_check != nullptr && destinations.spans.empty() &&
-          checksum_internal::BlockCheckedInVectors(destinations.width)) {
-        return destinations.width == 64
-                   ? run_blocks(block_check,
-                                std::integral_constant<size_t, 64>())
-                   : run_blocks(block_check,
-                                std::integral_constant<size_t, 128>());
+    // Only flat destinations (`spans` empty: `base` and `width` are set),
+    // and only the widths the block check hashes in vectors.
+    const checksum_internal::BlockCheck block_check =
+        check && destinations.spans.empty()
+            ? checksum_internal::BestBlockCheck()
+            : nullptr;
+    if (block_check != nullptr) {
+      switch (destinations.width) {
+        case 64:
+          return run_blocks(block_check, std::integral_constant<size_t, 64>());
+        case 128:
+          return run_blocks(block_check, std::integral_constant<size_t, 128>());
       }
     }
     return check ? run(std::true_type(), std::true_type())
