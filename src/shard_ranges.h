@@ -55,8 +55,6 @@ class ShardRanges {
   ShardRanges(const ShardRanges&) = delete;
   ShardRanges& operator=(const ShardRanges&) = delete;
 
-  int shards() const { return shards_; }
-
   // The next piece from the front of `shard`'s range; empty once the range
   // is exhausted (its rest claimed, or stolen).
   Piece Claim(int shard) {
