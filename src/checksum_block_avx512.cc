@@ -80,21 +80,27 @@ inline Lanes Mix16(Lanes low, Lanes high, size_t secret) {
 }
 
 // Transposes eight rows of eight words: afterwards `rows[w]` holds word w
-// of every row, row r in lane r.
+// of every row, row r in lane r. The loops here are unrolled, so their
+// arrays stay in registers: left as loops, GCC kept them on the stack, and
+// the block check spent a good part of its time storing and reloading them.
 inline void Transpose8x8(Lanes rows[8]) {
   Lanes pairs[8];
+#pragma GCC unroll 8
   for (int r = 0; r < 8; r += 2) {
     pairs[r] = _mm512_unpacklo_epi64(rows[r], rows[r + 1]);
     pairs[r + 1] = _mm512_unpackhi_epi64(rows[r], rows[r + 1]);
   }
   Lanes quads[8];
+#pragma GCC unroll 8
   for (int r = 0; r < 8; r += 4) {
+#pragma GCC unroll 8
     for (int j = 0; j < 2; ++j) {
       quads[r + j] = _mm512_shuffle_i64x2(pairs[r + j], pairs[r + 2 + j], 0x88);
       quads[r + 2 + j] =
           _mm512_shuffle_i64x2(pairs[r + j], pairs[r + 2 + j], 0xDD);
     }
   }
+#pragma GCC unroll 8
   for (int j = 0; j < 4; ++j) {
     rows[j] = _mm512_shuffle_i64x2(quads[j], quads[4 + j], 0x88);
     rows[4 + j] = _mm512_shuffle_i64x2(quads[j], quads[4 + j], 0xDD);
@@ -108,8 +114,10 @@ Lanes HashRecords(const char* const* records) {
   static_assert(kWidth == 64 || kWidth == 128);
   constexpr size_t kWords = kWidth / 8;
   Lanes words[kWords];
+#pragma GCC unroll 8
   for (size_t half = 0; half < kWords / 8; ++half) {
     Lanes* rows = words + 8 * half;
+#pragma GCC unroll 8
     for (size_t r = 0; r < 8; ++r) {
       rows[r] = _mm512_loadu_si512(records[r] + 64 * half);
     }
@@ -137,6 +145,7 @@ Lanes HashRecords(const char* const* records) {
 // the gather has just stored in narrower pieces would wait for the stores.
 inline void LoadPairs(const char* const* at, Lanes* first, Lanes* second) {
   Lanes quads[2];
+#pragma GCC unroll 8
   for (int q = 0; q < 2; ++q) {
     const char* const* four = at + 4 * q;
     const __m256i low = _mm256_inserti128_si256(
@@ -185,19 +194,23 @@ uint32_t CheckBlock(const char* const* records, size_t width,
     for (size_t k = 0; k < kBlockRecords; ++k) {
       const size_t from = k < count ? k : 0;
       padded[0][k] = records[from];
-      padded[1][k] = entries[from];
+      padded[1][k] = entries == nullptr ? nullptr : entries[from];
       padded[2][k] = checksum_entries[from];
     }
     records = padded[0];
-    entries = padded[1];
+    if (entries != nullptr) entries = padded[1];
     checksum_entries = padded[2];
   }
   const __mmask8 lanes = static_cast<__mmask8>((1u << count) - 1);
-  Lanes entry_first, entry_second, checksums, bindings;
-  LoadPairs(entries, &entry_first, &entry_second);
+  Lanes checksums, bindings;
   LoadPairs(checksum_entries, &checksums, &bindings);
-  uint32_t mismatches = _mm512_mask_cmpneq_epu64_mask(
-      lanes, Hash16(entry_first, entry_second), bindings);
+  uint32_t mismatches = 0;
+  if (entries != nullptr) {
+    Lanes entry_first, entry_second;
+    LoadPairs(entries, &entry_first, &entry_second);
+    mismatches = _mm512_mask_cmpneq_epu64_mask(
+        lanes, Hash16(entry_first, entry_second), bindings);
+  }
   if (width == 64 || width == 128) {
     const Lanes hashes =
         width == 64 ? HashRecords<64>(records) : HashRecords<128>(records);

@@ -55,7 +55,10 @@ extern const VectorKernels kAvx512Kernels;
 // its binding, for k below `count` (at most `kBlockRecords`). Record k's
 // checksum and binding are the two little-endian 64-bit words at
 // `checksum_entries[k]`, as checksums.lx stores them
-// (`integrity_format::DecodeEntry`).
+// (`integrity_format::DecodeEntry`). With `entries` null, the bindings are
+// not checked and only the checksum (the first word) is read: the records
+// of a resident index (`ResidentEntry`, whose binding was checked when it
+// was made).
 inline constexpr size_t kBlockRecords = 8;
 using BlockCheck = uint32_t (*)(const char* const* records, size_t width,
                                 const char* const* entries,

@@ -327,6 +327,13 @@ class RecordEngine {
   // The gathers' one loop (record_engine_gather.cc).
   absl::Status Gather(absl::Span<const uint64_t> indices,
                       const Destinations& destinations, bool fixed) const;
+  // `view`, or a later view whose resident index (`resident_index.h`)
+  // covers more of the store's first `length` records of `width` bytes:
+  // the table and checksums.lx are mapped that far first. Any error leaves
+  // the index as it is (the general path reports it).
+  std::shared_ptr<const MappedView> Reside(
+      std::shared_ptr<const MappedView> view, uint64_t length,
+      uint64_t width) const;
   // One record through the mappings. `view` is extended (replaced) when
   // the record lies past it. Unimplemented if the VFS declined to map.
   absl::Status GatherMapped(std::shared_ptr<const MappedView>& view,

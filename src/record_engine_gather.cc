@@ -29,6 +29,7 @@
 #include "src/flat_view.h"
 #include "src/index_check.h"
 #include "src/record_engine.h"
+#include "src/resident_index.h"
 #include "src/shard_ranges.h"
 
 namespace loaderx {
@@ -123,6 +124,11 @@ absl::Status RecordEngine::Gather(absl::Span<const uint64_t> indices,
   // The inline fast path needs nothing overlaid (a read-only open of a
   // store whose last maintenance step did not finish).
   const bool fast = overlay_.empty();
+  if (batch_view != nullptr && fast && raw_ && verify_ &&
+      integrity_ != nullptr && destinations.spans.empty() &&
+      destinations.width <= kResidentMaxWidth) {
+    batch_view = Reside(std::move(batch_view), length, destinations.width);
+  }
   // Records [begin, end) of the batch, through `view` (extended when a
   // record lies past it) while it is set; the fast path prefetches ahead up
   // to `lookahead_end`. On failure, `*failed_at` is the failing record's
@@ -234,6 +240,39 @@ absl::Status RecordEngine::Gather(absl::Span<const uint64_t> indices,
       }));
   std::lock_guard lock(failure_mu);
   return first_failure;
+}
+
+std::shared_ptr<const MappedView> RecordEngine::Reside(
+    std::shared_ptr<const MappedView> view, uint64_t length,
+    uint64_t width) const {
+  const uint64_t end =
+      std::min({length, view->resident_count() + kResidentRecordsPerGather,
+                kResidentMaxRecords});
+  if (view->resident_count() >= end) return view;
+  StoreMappings& mappings = files_->mappings();
+  // Map what the index is made from, as `MappedLoc` and `MappedChecksum`
+  // would: every entry committed in segment 0, the checksum entries of
+  // every record.
+  if (view->segment(0).size() < end * kRecordLocBytes) {
+    absl::StatusOr<VfsFile*> segment = files_->Segment(0);
+    if (!segment.ok()) return view;
+    absl::StatusOr<std::shared_ptr<const MappedView>> extended =
+        mappings.Extend(MappedFileKind::kSegment, 0, **segment,
+                        std::min(length, store_format::kEntriesPerSegment) *
+                            kRecordLocBytes);
+    if (!extended.ok()) return view;
+    view = *std::move(extended);
+  }
+  const uint64_t checksums_end = integrity_format::EntryOffset(end);
+  if (view->checksums().size() < checksums_end &&
+      view->checksums_sought() < checksums_end) {
+    absl::StatusOr<std::shared_ptr<const MappedView>> extended =
+        mappings.Extend(MappedFileKind::kChecksums, 0, integrity_->file(),
+                        integrity_format::EntryOffset(length));
+    if (!extended.ok()) return view;
+    view = *std::move(extended);
+  }
+  return mappings.Reside(width, end);
 }
 
 absl::Status RecordEngine::CheckGatheredSize(uint64_t index,
@@ -443,7 +482,115 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
     }
     return end;
   };
+  // Verified raw records covered by the resident index (made for their
+  // width): each record's resident entry gives its location and checksum,
+  // whose binding to the table entry was checked when the entry was made.
+  // Records of 64 and 128 bytes are checked `kBlockRecords` at a time by
+  // `block_check` where the CPU has one; others, and on other CPUs, each
+  // is hashed as it is copied. A record the index does not cover, whose
+  // entry is `kNotResident` or whose bytes lie past the view's chunk, or
+  // that fails its check ends the run there, once the records copied
+  // before it are checked.
+  const auto run_resident = [&](checksum_internal::BlockCheck block_check,
+                                auto fixed_width) {
+    constexpr size_t kBlock = checksum_internal::kBlockRecords;
+    // A constant for the widths compiled apart, so their copies are inline.
+    const size_t width = fixed_width;
+    const ResidentEntry* const resident = view.resident();
+    const uint64_t covered = view.resident_count();
+    const absl::Span<const absl::string_view> chunks = view.chunks();
+    const uint32_t chunk_count =
+        static_cast<uint32_t>(std::min<size_t>(chunks.size(), kNotResident));
+    char* const base = destinations.base;
+    const auto prefetch = [&](size_t i) ABSL_ATTRIBUTE_ALWAYS_INLINE {
+      if (ABSL_PREDICT_TRUE(i + kEntriesAhead < lookahead_end)) {
+        const uint64_t ahead = index_at[i + kEntriesAhead];
+        if (ahead < covered) __builtin_prefetch(resident + ahead);
+      }
+      if (ABSL_PREDICT_TRUE(i + kBytesAhead < lookahead_end)) {
+        const uint64_t ahead = index_at[i + kBytesAhead];
+        if (ahead < covered && resident[ahead].chunk_id < chunk_count) {
+          // Never faults, even past the chunk's end.
+          const char* const stored =
+              chunks[resident[ahead].chunk_id].data() + resident[ahead].offset;
+          for (size_t line = 0; line < width; line += ABSL_CACHELINE_SIZE) {
+            __builtin_prefetch(stored + line);
+          }
+        }
+      }
+    };
+    // Where record `i` lies, or null if it needs the general path.
+    const auto locate = [&](size_t i,
+                            const ResidentEntry** entry) -> const char* {
+      const uint64_t index = index_at[i];
+      if (ABSL_PREDICT_FALSE(index >= covered)) return nullptr;
+      *entry = resident + index;
+      const uint32_t chunk_id = (*entry)->chunk_id;
+      if (ABSL_PREDICT_FALSE(chunk_id >= chunk_count ||
+                             uint64_t{(*entry)->offset} + width >
+                                 chunks[chunk_id].size())) {
+        return nullptr;
+      }
+      return chunks[chunk_id].data() + (*entry)->offset;
+    };
+    // A local position: `i` is a reference the compiler would store to
+    // memory at every record (the copies might alias it).
+    size_t at = i;
+    if (block_check == nullptr) {
+      for (; at < end; ++at) {
+        prefetch(at);
+        const ResidentEntry* entry;
+        const char* const stored = locate(at, &entry);
+        if (ABSL_PREDICT_FALSE(stored == nullptr)) return at;
+        if (ABSL_PREDICT_FALSE(ChecksumAndCopy(absl::string_view(stored, width),
+                                               base + at * width,
+                                               bypass_cache) !=
+                               entry->checksum)) {
+          return at;
+        }
+      }
+      return end;
+    }
+    const char* records[kBlock];
+    const char* entries[kBlock];
+    while (at < end) {
+      const size_t block = at;
+      const size_t block_end = std::min(end, block + kBlock);
+      for (; at < block_end; ++at) {
+        prefetch(at);
+        const ResidentEntry* entry;
+        const char* const stored = locate(at, &entry);
+        if (ABSL_PREDICT_FALSE(stored == nullptr)) break;
+        records[at - block] = stored;
+        entries[at - block] = reinterpret_cast<const char*>(entry);
+        std::memcpy(base + at * width, stored, width);
+      }
+      if (at > block) {
+        const uint32_t failed =
+            block_check(records, width, nullptr, entries, at - block);
+        if (ABSL_PREDICT_FALSE(failed != 0)) {
+          return block + static_cast<size_t>(std::countr_zero(failed));
+        }
+      }
+      if (ABSL_PREDICT_FALSE(at < block_end)) return at;
+    }
+    return end;
+  };
   const bool check = verify_ && integrity_ != nullptr;
+  if (raw_ && check && destinations.spans.empty() &&
+      view.resident_width() == destinations.width && i < end &&
+      index_at[i] < view.resident_count()) {
+    const checksum_internal::BlockCheck block_check =
+        checksum_internal::BestBlockCheck();
+    switch (destinations.width) {
+      case 64:
+        return run_resident(block_check, std::integral_constant<size_t, 64>());
+      case 128:
+        return run_resident(block_check, std::integral_constant<size_t, 128>());
+      default:  // Hashed as they are copied.
+        return run_resident(nullptr, size_t{destinations.width});
+    }
+  }
   if (raw_) {
     // Only flat destinations (`spans` empty: `base` and `width` are set),
     // and only the widths the block check hashes in vectors.

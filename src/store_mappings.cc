@@ -1,6 +1,7 @@
 #include "src/store_mappings.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -24,6 +25,51 @@ std::shared_ptr<const MappedView> StoreMappings::Current() const {
 void StoreMappings::Invalidate() {
   std::lock_guard lock(mu_);
   current_ = std::make_shared<MappedView>();
+  ++generation_;
+}
+
+std::shared_ptr<const MappedView> StoreMappings::Reside(uint64_t width,
+                                                        uint64_t end) {
+  std::unique_lock reside(reside_mu_, std::try_to_lock);
+  std::shared_ptr<const MappedView> view;
+  uint64_t generation;
+  {
+    std::lock_guard lock(mu_);
+    view = current_;
+    generation = generation_;
+  }
+  if (!reside.owns_lock()) return view;
+  const uint64_t first = view->resident_count_;
+  if (first > 0 && view->resident_width_ != width) return view;
+  end = std::min({end, first + kResidentRecordsPerGather, kResidentMaxRecords,
+                  ResidentCoverable(view->segment(0), view->checksums())});
+  if (end <= first) return view;
+  // Entries below `first` are read by other views' readers: only the ones
+  // past it are written, into the same block while it has room.
+  std::shared_ptr<ResidentBlock> block = view->resident_block_;
+  if (block == nullptr || block->capacity < end) {
+    auto grown = std::make_shared<ResidentBlock>(
+        std::min(std::max(end, 2 * (block == nullptr ? 0 : block->capacity)),
+                 kResidentMaxRecords));
+    if (first > 0) {
+      std::copy_n(block->entries.get(), first, grown->entries.get());
+    }
+    block = std::move(grown);
+  }
+  MakeResidentEntries(view->segment(0), view->checksums(), first, end, width,
+                      block->entries.get() + first);
+  std::lock_guard lock(mu_);
+  // Dropped meanwhile: the entries may describe rewritten bytes.
+  if (generation != generation_) return current_;
+  // `current_` may have been extended meanwhile; its index is still the
+  // one this extends (only this thread extends it).
+  auto next = std::make_shared<MappedView>(*current_);
+  next->resident_block_ = std::move(block);
+  next->resident_ = next->resident_block_->entries.get();
+  next->resident_count_ = end;
+  next->resident_width_ = width;
+  current_ = std::move(next);
+  return current_;
 }
 
 absl::StatusOr<std::shared_ptr<const MappedView>> StoreMappings::Extend(

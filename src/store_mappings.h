@@ -18,6 +18,10 @@
 // A VFS that cannot map (`Unimplemented`) turns mapping off for the store's
 // lifetime: `enabled()` is false and readers use `ReadAt`.
 //
+// A view also carries the store's resident index (`resident_index.h`), made
+// from its mapped table and checksum entries by `Reside`, and dropped with
+// them by `Invalidate`.
+//
 // The mapped prefixes are checked against the file's size when they are
 // made (`MapReadOnly` refuses a range past the end), so a location outside
 // its file is DataLoss, never a fault. What a mapping cannot guard against
@@ -39,6 +43,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "loaderx/vfs.h"
+#include "src/resident_index.h"
 
 namespace loaderx {
 
@@ -62,6 +67,11 @@ class MappedView {
   // checksums.lx was found shorter than this many bytes: entries past its
   // mapped prefix but below this are absent, not unmapped.
   uint64_t checksums_sought() const { return checksums_sought_; }
+  // The resident index: the entries of records [0, resident_count()), made
+  // for records of resident_width() bytes (0 while it is empty).
+  const ResidentEntry* resident() const { return resident_; }
+  uint64_t resident_count() const { return resident_count_; }
+  uint64_t resident_width() const { return resident_width_; }
 
  private:
   friend class StoreMappings;
@@ -74,6 +84,12 @@ class MappedView {
   std::vector<std::shared_ptr<const MappedRegion>> chunk_regions_;
   std::vector<std::shared_ptr<const MappedRegion>> segment_regions_;
   std::shared_ptr<const MappedRegion> checksums_region_;
+  // The block `resident_` points into, shared by the views after it (which
+  // may cover more of it).
+  std::shared_ptr<ResidentBlock> resident_block_;
+  const ResidentEntry* resident_ = nullptr;
+  uint64_t resident_count_ = 0;
+  uint64_t resident_width_ = 0;
 };
 
 class StoreMappings {
@@ -101,8 +117,17 @@ class StoreMappings {
                                                            const VfsFile& file,
                                                            uint64_t end);
 
-  // Drops every mapping: the next `Extend` maps afresh. For rewrites of
-  // committed bytes, truncations and removed files.
+  // Extends the current view's resident index toward record `end` (by at
+  // most `kResidentRecordsPerGather` records, and only over records whose
+  // table entry in segment 0 and checksum entry the view maps) for records
+  // of `width` bytes, and returns the resulting view. An index made for
+  // another width is left as it is; so is one another thread is extending
+  // (this call does not wait for it). `end` must lie within committed
+  // records.
+  std::shared_ptr<const MappedView> Reside(uint64_t width, uint64_t end);
+
+  // Drops every mapping and the resident index: the next `Extend` maps
+  // afresh. For rewrites of committed bytes, truncations and removed files.
   void Invalidate();
 
  private:
@@ -112,6 +137,12 @@ class StoreMappings {
   mutable std::mutex mu_;
   std::shared_ptr<const MappedView> current_;
   bool enabled_ = true;
+  // Counts `Invalidate` calls: an index made from a view that was dropped
+  // while it was being made is not published.
+  uint64_t generation_ = 0;
+  // Held by the one thread extending the resident index (outside `mu_`:
+  // readers take views meanwhile).
+  std::mutex reside_mu_;
 };
 
 }  // namespace loaderx

@@ -78,9 +78,10 @@ bool FlipChunkByte(Side& side, uint64_t chunk, uint64_t position) {
   return FlipFileByte(side, store_format::ChunkFileName(chunk), position, 0x5A);
 }
 
-// One random step on `side`; `choices` replayed on another side makes the
-// same choices. Returns what the step produced.
-std::string ApplyStep(Side& side, const std::string& codec,
+// One random step on `side`, whose records are mostly `width` bytes;
+// `choices` replayed on another side makes the same choices. Returns what
+// the step produced.
+std::string ApplyStep(Side& side, const std::string& codec, uint64_t width,
                       std::mt19937_64 choices) {
   auto pick = [&](uint64_t n) { return choices() % n; };
   if (side.engine == nullptr) {
@@ -101,17 +102,18 @@ std::string ApplyStep(Side& side, const std::string& codec,
     case 0:
     case 1: {  // Append records of the store's usual width (or others).
       const uint64_t count = 1 + pick(40);
-      const uint64_t width = pick(8) == 0 ? 1 + pick(900) : 100;
-      absl::StatusOr<uint64_t> first =
-          engine.AppendFixed(RecordsFor(length, count, width), count, width);
+      const uint64_t appended = pick(8) == 0 ? 1 + pick(900) : width;
+      absl::StatusOr<uint64_t> first = engine.AppendFixed(
+          RecordsFor(length, count, appended), count, appended);
       return Outcome(first.status(), first.ok() ? absl::StrCat(*first) : "");
     }
     case 2:
     case 3:
     case 4: {  // A fixed-width gather.
       const std::vector<uint64_t> batch = indices(1 + pick(64));
-      std::string out(batch.size() * 100, '\0');
-      return Outcome(engine.GatherFixed(batch, 100, absl::MakeSpan(out)), out);
+      std::string out(batch.size() * width, '\0');
+      return Outcome(engine.GatherFixed(batch, width, absl::MakeSpan(out)),
+                     out);
     }
     case 5:
     case 6: {  // A variable gather, sized by `RecordSizes`.
@@ -176,6 +178,13 @@ std::string ApplyStep(Side& side, const std::string& codec,
             absl::StrAppend(&outcome, " ", Outcome(one, records[i]));
           }
         }
+        // And all at once, at the usual width: the first failing record
+        // must agree.
+        std::string out(all.size() * width, '\0');
+        absl::StrAppend(
+            &outcome, " all: ",
+            Outcome(side.engine->GatherFixed(all, width, absl::MakeSpan(out)),
+                    out));
       }
       side.engine.reset();
       FlipChunkByte(side, chunk, position);  // Repaired.
@@ -191,6 +200,8 @@ class GatherPathDifferentialTest
 TEST_P(GatherPathDifferentialTest, EveryPathGivesTheSameAnswers) {
   const std::string codec = GetParam();
   for (uint64_t seed = 1; seed <= 4; ++seed) {
+    // Records mostly of 100 bytes, or of 64 (the block-checked width).
+    const uint64_t width = seed <= 2 ? 100 : 64;
     std::vector<Side> sides = MakeSides(codec, seed);
     for (Side& side : sides) {
       ASSERT_OK_AND_ASSIGN(
@@ -200,9 +211,9 @@ TEST_P(GatherPathDifferentialTest, EveryPathGivesTheSameAnswers) {
     std::mt19937_64 steps(seed);
     for (int step = 0; step < 80; ++step) {
       const std::mt19937_64 choices(steps());
-      const std::string expected = ApplyStep(sides[0], codec, choices);
+      const std::string expected = ApplyStep(sides[0], codec, width, choices);
       for (size_t s = 1; s < sides.size(); ++s) {
-        ASSERT_EQ(ApplyStep(sides[s], codec, choices), expected)
+        ASSERT_EQ(ApplyStep(sides[s], codec, width, choices), expected)
             << "seed " << seed << " step " << step << ": " << sides[s].name
             << " differs from " << sides[0].name;
       }
@@ -218,8 +229,8 @@ TEST_P(GatherPathDifferentialTest, EveryPathGivesTheSameAnswers) {
 INSTANTIATE_TEST_SUITE_P(Codecs, GatherPathDifferentialTest,
                          ::testing::Values("raw", "zstd"));
 
-// A reader gathering while the writer appends sees every committed record
-// whole, through mappings that grow with the store.
+// Readers gathering while the writer appends see every committed record
+// whole, through mappings (and a resident index) that grow with the store.
 TEST(GatherPathTest, MappingsFollowAStoreThatGrowsWhileRead) {
   for (const std::string vfs_name : {"memory", "posix"}) {
     std::unique_ptr<Vfs> vfs = CreateVfs(vfs_name).value();
@@ -235,18 +246,24 @@ TEST(GatherPathTest, MappingsFollowAStoreThatGrowsWhileRead) {
         ASSERT_OK(engine->AppendFixed(RecordsFor(first, 7, kWidth), 7, kWidth));
       }
     });
-    std::mt19937_64 random(7);
-    for (int round = 0; round < 300; ++round) {
-      const uint64_t length = engine->length();
-      std::vector<uint64_t> batch(16);
-      for (uint64_t& index : batch) index = random() % length;
-      std::string out(batch.size() * kWidth, '\0');
-      ASSERT_OK(engine->GatherFixed(batch, kWidth, absl::MakeSpan(out)));
-      for (size_t i = 0; i < batch.size(); ++i) {
-        ASSERT_EQ(out.substr(i * kWidth, kWidth), RecordFor(batch[i], kWidth))
-            << vfs_name << " round " << round;
+    // Two readers: they race to extend the mappings and the resident index.
+    const auto read = [&](uint64_t seed) {
+      std::mt19937_64 random(seed);
+      for (int round = 0; round < 300; ++round) {
+        const uint64_t length = engine->length();
+        std::vector<uint64_t> batch(16);
+        for (uint64_t& index : batch) index = random() % length;
+        std::string out(batch.size() * kWidth, '\0');
+        ASSERT_OK(engine->GatherFixed(batch, kWidth, absl::MakeSpan(out)));
+        for (size_t i = 0; i < batch.size(); ++i) {
+          ASSERT_EQ(out.substr(i * kWidth, kWidth), RecordFor(batch[i], kWidth))
+              << vfs_name << " round " << round;
+        }
       }
-    }
+    };
+    std::thread second_reader(read, 8);
+    read(7);
+    second_reader.join();
     writer.join();
     // Past the first chunk: the later chunks were mapped as they came.
     EXPECT_GT(engine->length() * kWidth, kChunkCapacity);
