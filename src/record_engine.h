@@ -324,9 +324,17 @@ class RecordEngine {
   };
   static Destinations SpansOf(absl::Span<const absl::Span<char>> spans);
 
+  // A batch this large is stored around the cache (`ChecksumAndCopy`'s
+  // `bypass_cache`): it is larger than both cores' L2 and a good part of
+  // what a VM's share of L3 holds, so its lines would be evicted before the
+  // caller reads them, and reading each line before writing it (what a
+  // plain store does) costs a third of the copy's memory traffic.
+  static constexpr uint64_t kBypassCacheBatchBytes = 16 << 20;
+
   // The gathers' one loop (record_engine_gather.cc).
   absl::Status Gather(absl::Span<const uint64_t> indices,
                       const Destinations& destinations, bool fixed) const;
+  // (record_engine_gather_run.cc, with `GatherMappedRun`.)
   // `view`, or a later view whose resident index (`resident_index.h`)
   // covers more of the store's first `length` records of `width` bytes:
   // the table and checksums.lx are mapped that far first. Any error leaves
@@ -340,7 +348,8 @@ class RecordEngine {
                             uint64_t length, uint64_t index,
                             absl::Span<char> destination, bool fixed,
                             DecompressionContext* context) const;
-  // `GatherMapped`'s common case, inline, for records [i, end) of a batch:
+  // `GatherMapped`'s common case, inline, for records [i, end) of a batch
+  // (record_engine_gather_run.cc):
   // returns the position of the first record
   // that needs `GatherMapped` (its entry, bytes or checksum entry past
   // `view`, a size or checksum mismatch, a failed decode; nothing is
