@@ -179,6 +179,19 @@ TEST_F(ResideTest, TheIndexFollowsTheMappedFilesAndKeepsWhatViewsRead) {
   EXPECT_EQ(mappings_.Reside(2 * kWidth, 5000)->resident_width(), kWidth);
 }
 
+TEST_F(ResideTest, OneCallMakesAtMostAGathersShareOfTheIndex) {
+  const uint64_t count = kResidentRecordsPerGather + 100;
+  Files files(count);
+  Publish(files);
+  EXPECT_EQ(mappings_.Reside(kWidth, count)->resident_count(),
+            kResidentRecordsPerGather);
+  std::shared_ptr<const MappedView> view = mappings_.Reside(kWidth, count);
+  ASSERT_EQ(view->resident_count(), count);
+  const ResidentEntry& last = view->resident()[count - 1];
+  EXPECT_EQ(last.offset, LocOf(count - 1).offset);
+  EXPECT_EQ(last.checksum, Checksum(BytesOf(count - 1)));
+}
+
 TEST_F(ResideTest, InvalidatingDropsTheIndexAndItIsMadeAfresh) {
   Files files(50);
   Publish(files);
