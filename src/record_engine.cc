@@ -68,6 +68,7 @@ RecordEngine::RecordEngine(std::unique_ptr<StoreFiles> files,
       decode_before_check_(!raw_ && codec_->decodes_untrusted_input()),
       read_only_(options.read_only),
       verify_(options.verify_checksums),
+      resident_index_(options.resident_index),
       flush_bytes_(std::max<uint64_t>(options.flush_bytes, 1)),
       contiguous_write_bytes_(
           std::max<uint64_t>(options.contiguous_write_bytes, 1)),

@@ -95,6 +95,11 @@ struct RecordEngineOptions {
   bool read_only = false;
   // See `StoreOptions::verify_checksums`.
   bool verify_checksums = true;
+  // Verified gathers of fixed-width raw records of at most
+  // `kResidentMaxWidth` bytes read them through the resident index
+  // (`resident_index.h`: 16 bytes of memory a record); false keeps them on
+  // the files' entries (the tests use it to reach that path).
+  bool resident_index = true;
   // Compaction commits its moves in batches of at most this many bytes and
   // records (a single larger record goes alone).
   uint64_t compaction_batch_bytes = 64 << 20;
@@ -414,6 +419,7 @@ class RecordEngine {
   const bool decode_before_check_;
   const bool read_only_;
   const bool verify_;
+  const bool resident_index_;
   const uint64_t flush_bytes_;
   const uint64_t contiguous_write_bytes_;
   const uint64_t chunk_capacity_;

@@ -98,7 +98,7 @@ absl::Status RecordEngine::Gather(absl::Span<const uint64_t> indices,
   // The inline fast path needs nothing overlaid (a read-only open of a
   // store whose last maintenance step did not finish).
   const bool fast = overlay_.empty();
-  if (batch_view != nullptr && fast && raw_ && verify_ &&
+  if (resident_index_ && batch_view != nullptr && fast && raw_ && verify_ &&
       integrity_ != nullptr && destinations.spans.empty() &&
       destinations.width <= kResidentMaxWidth) {
     batch_view = Reside(std::move(batch_view), length, destinations.width);

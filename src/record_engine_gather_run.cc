@@ -47,6 +47,34 @@ constexpr size_t kBytesAhead = 4;
 constexpr uint64_t kPrefetchedRawBytes = 4096;
 constexpr uint64_t kPrefetchedFrameBytes = 256;
 
+// The block loop of a verified gather whose records are checked
+// `kBlockRecords` at a time, for positions [at, end): `take(at, k)`
+// locates the record at position `at` (the k-th of its block), copies it
+// and keeps what `check` needs, or returns false if it needs the general
+// path; `check(count)` returns the mask of the block's first `count`
+// records that fail. Returns the position of the first record that fails
+// or needs the general path (the records copied before it are checked
+// first), or `end`.
+template <typename Take, typename Check>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline size_t GatherInBlocks(size_t at, size_t end,
+                                                          const Take& take,
+                                                          const Check& check) {
+  while (at < end) {
+    const size_t block = at;
+    const size_t block_end =
+        std::min(end, block + checksum_internal::kBlockRecords);
+    while (at < block_end && take(at, at - block)) ++at;
+    if (at > block) {
+      const uint32_t failed = check(at - block);
+      if (ABSL_PREDICT_FALSE(failed != 0)) {
+        return block + static_cast<size_t>(std::countr_zero(failed));
+      }
+    }
+    if (ABSL_PREDICT_FALSE(at < block_end)) return at;
+  }
+  return end;
+}
+
 }  // namespace
 
 std::shared_ptr<const MappedView> RecordEngine::Reside(
@@ -200,46 +228,40 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
     const char* records[kBlock];
     const char* entries[kBlock];
     const char* checksum_entries[kBlock];
-    while (i < end) {
-      const size_t block = i;
-      const size_t block_end = std::min(end, block + kBlock);
-      uint32_t unchecked = 0;  // Records whose checksum entry is empty.
-      for (; i < block_end; ++i) {
-        prefetch_ahead(i, std::true_type(), std::true_type());
-        const uint64_t index = index_at[i];
-        const char* const entry = flat.Entry(index);
-        if (ABSL_PREDICT_FALSE(entry == nullptr)) break;
-        const RecordLoc loc = store_format::DecodeRecordLoc(entry);
-        if (ABSL_PREDICT_FALSE(loc.logic_length != width ||
-                               loc.phys_length != width)) {
-          break;
-        }
-        const char* const stored = flat.Stored(loc);
-        const char* const checksum_entry = flat.ChecksumEntry(index);
-        if (ABSL_PREDICT_FALSE(stored == nullptr ||
-                               checksum_entry == nullptr)) {
-          break;
-        }
-        const size_t k = i - block;
-        if (integrity_format::DecodeEntry(checksum_entry).empty()) {
-          unchecked |= 1u << k;
-        }
-        records[k] = stored;
-        entries[k] = entry;
-        checksum_entries[k] = checksum_entry;
-        std::memcpy(base + i * width, stored, width);
+    uint32_t unchecked = 0;  // The block's records with an empty entry.
+    const auto take = [&](size_t position,
+                          size_t k) ABSL_ATTRIBUTE_ALWAYS_INLINE {
+      prefetch_ahead(position, std::true_type(), std::true_type());
+      const uint64_t index = index_at[position];
+      const char* const entry = flat.Entry(index);
+      if (ABSL_PREDICT_FALSE(entry == nullptr)) return false;
+      const RecordLoc loc = store_format::DecodeRecordLoc(entry);
+      if (ABSL_PREDICT_FALSE(loc.logic_length != width ||
+                             loc.phys_length != width)) {
+        return false;
       }
-      if (i > block) {
-        const uint32_t failed =
-            block_check(records, width, entries, checksum_entries, i - block) &
-            ~unchecked;
-        if (ABSL_PREDICT_FALSE(failed != 0)) {
-          return block + static_cast<size_t>(std::countr_zero(failed));
-        }
+      const char* const stored = flat.Stored(loc);
+      const char* const checksum_entry = flat.ChecksumEntry(index);
+      if (ABSL_PREDICT_FALSE(stored == nullptr || checksum_entry == nullptr)) {
+        return false;
       }
-      if (ABSL_PREDICT_FALSE(i < block_end)) return i;
-    }
-    return end;
+      if (integrity_format::DecodeEntry(checksum_entry).empty()) {
+        unchecked |= 1u << k;
+      }
+      records[k] = stored;
+      entries[k] = entry;
+      checksum_entries[k] = checksum_entry;
+      std::memcpy(base + position * width, stored, width);
+      return true;
+    };
+    const auto check = [&](size_t count) ABSL_ATTRIBUTE_ALWAYS_INLINE {
+      const uint32_t failed =
+          block_check(records, width, entries, checksum_entries, count) &
+          ~unchecked;
+      unchecked = 0;
+      return failed;
+    };
+    return GatherInBlocks(i, end, take, check);
   };
   // Verified raw records covered by the resident index (made for their
   // width): each record's resident entry gives its location and checksum,
@@ -312,28 +334,22 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
     }
     const char* records[kBlock];
     const char* entries[kBlock];
-    while (at < end) {
-      const size_t block = at;
-      const size_t block_end = std::min(end, block + kBlock);
-      for (; at < block_end; ++at) {
-        prefetch(at);
-        const ResidentEntry* entry;
-        const char* const stored = locate(at, &entry);
-        if (ABSL_PREDICT_FALSE(stored == nullptr)) break;
-        records[at - block] = stored;
-        entries[at - block] = reinterpret_cast<const char*>(entry);
-        std::memcpy(base + at * width, stored, width);
-      }
-      if (at > block) {
-        const uint32_t failed =
-            block_check(records, width, nullptr, entries, at - block);
-        if (ABSL_PREDICT_FALSE(failed != 0)) {
-          return block + static_cast<size_t>(std::countr_zero(failed));
-        }
-      }
-      if (ABSL_PREDICT_FALSE(at < block_end)) return at;
-    }
-    return end;
+    const auto take = [&](size_t position, size_t k)
+                          ABSL_ATTRIBUTE_ALWAYS_INLINE {
+                            prefetch(position);
+                            const ResidentEntry* entry;
+                            const char* const stored = locate(position, &entry);
+                            if (ABSL_PREDICT_FALSE(stored == nullptr))
+                              return false;
+                            records[k] = stored;
+                            entries[k] = reinterpret_cast<const char*>(entry);
+                            std::memcpy(base + position * width, stored, width);
+                            return true;
+                          };
+    const auto check = [&](size_t count) ABSL_ATTRIBUTE_ALWAYS_INLINE {
+      return block_check(records, width, nullptr, entries, count);
+    };
+    return GatherInBlocks(at, end, take, check);
   };
   const bool check = verify_ && integrity_ != nullptr;
   if (raw_ && check && destinations.spans.empty() &&

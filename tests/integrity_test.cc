@@ -6,6 +6,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -354,14 +355,25 @@ TEST(TypedIntegrityTest, VerifyReportsItsProgressUpToEveryRecord) {
 
 // A verified gather of 64 and 128-byte raw records checks them eight at a
 // time where the CPU has vectors for it (`checksum_internal::BlockCheck`),
-// one by one otherwise and at other widths (32 here): either way, damage
-// anywhere in a block is reported at its own record, the records around it
-// arrive intact, and records another program wrote (no checksum) are
-// returned unverified, beside checked ones in the same block.
-class BlockCheckedGatherTest : public testing::TestWithParam<size_t> {
+// one by one otherwise and at other widths (32 here), each record located
+// through the resident index or through the files' table and checksum
+// entries: every way, damage anywhere in a block is reported at its own
+// record, the records around it arrive intact, and records another program
+// wrote (no checksum) are returned unverified, beside checked ones in the
+// same block.
+class BlockCheckedGatherTest
+    : public testing::TestWithParam<std::tuple<size_t, bool>> {
  protected:
   void SetUp() override { ASSERT_OK_AND_ASSIGN(vfs_, CreateVfs("memory")); }
-  size_t width() const { return GetParam(); }
+  size_t width() const { return std::get<0>(GetParam()); }
+
+  // Opens the store, its gathers reading the resident index or, where the
+  // parameter says so, the files' table and checksum entries.
+  absl::StatusOr<std::unique_ptr<RecordEngine>> Open() {
+    RecordEngineOptions options;
+    options.resident_index = std::get<1>(GetParam());
+    return RecordEngine::Open(*vfs_, kStore, options);
+  }
 
   void MakeStore(uint64_t count) {
     ASSERT_OK_AND_ASSIGN(auto engine, RecordEngine::Create(*vfs_, kStore, {}));
@@ -402,8 +414,13 @@ class BlockCheckedGatherTest : public testing::TestWithParam<size_t> {
   std::unique_ptr<Vfs> vfs_;
 };
 
-INSTANTIATE_TEST_SUITE_P(Widths, BlockCheckedGatherTest,
-                         testing::Values(32, 64, 128));
+INSTANTIATE_TEST_SUITE_P(
+    WidthsAndIndex, BlockCheckedGatherTest,
+    testing::Combine(testing::Values(32, 64, 128), testing::Bool()),
+    [](const testing::TestParamInfo<std::tuple<size_t, bool>>& info) {
+      return absl::StrCat(std::get<0>(info.param),
+                          std::get<1>(info.param) ? "Resident" : "Files");
+    });
 
 TEST_P(BlockCheckedGatherTest, DamageAnywhereInABlockIsReportedAtItsRecord) {
   constexpr uint64_t kCount = 41;  // Five whole blocks and one short one.
@@ -411,7 +428,7 @@ TEST_P(BlockCheckedGatherTest, DamageAnywhereInABlockIsReportedAtItsRecord) {
   for (uint64_t damaged : {0, 5, 7, 8, 15, 33, 40}) {
     const uint64_t at = (damaged * 13) % width();
     Flip(damaged, at);
-    ASSERT_OK_AND_ASSIGN(auto engine, RecordEngine::Open(*vfs_, kStore, {}));
+    ASSERT_OK_AND_ASSIGN(auto engine, Open());
     std::string out;
     const absl::Status gathered = GatherAll(*engine, kCount, &out);
     EXPECT_EQ(gathered.code(), absl::StatusCode::kDataLoss) << gathered;
@@ -422,7 +439,7 @@ TEST_P(BlockCheckedGatherTest, DamageAnywhereInABlockIsReportedAtItsRecord) {
     EXPECT_TRUE(out == Expected(kCount, damaged)) << "around " << damaged;
     Flip(damaged, at);  // Mended.
   }
-  ASSERT_OK_AND_ASSIGN(auto engine, RecordEngine::Open(*vfs_, kStore, {}));
+  ASSERT_OK_AND_ASSIGN(auto engine, Open());
   std::string out;
   ASSERT_OK(GatherAll(*engine, kCount, &out));
   EXPECT_TRUE(out == Expected(kCount));
@@ -431,7 +448,7 @@ TEST_P(BlockCheckedGatherTest, DamageAnywhereInABlockIsReportedAtItsRecord) {
 TEST_P(BlockCheckedGatherTest, SwappedEntriesInABlockAreReportedAtTheFirst) {
   MakeStore(16);
   SwapTableEntries(*vfs_, 10, 12);
-  ASSERT_OK_AND_ASSIGN(auto engine, RecordEngine::Open(*vfs_, kStore, {}));
+  ASSERT_OK_AND_ASSIGN(auto engine, Open());
   std::string out;
   const absl::Status gathered = GatherAll(*engine, 16, &out);
   EXPECT_EQ(gathered.code(), absl::StatusCode::kDataLoss) << gathered;
@@ -442,19 +459,19 @@ TEST_P(BlockCheckedGatherTest, UncheckedRecordsShareABlockWithCheckedOnes) {
   MakeStore(5);
   ASSERT_OK(vfs_->Remove("/s/checksums.lx"));  // As 1.7.7 writes stores.
   {
-    ASSERT_OK_AND_ASSIGN(auto writer, RecordEngine::Open(*vfs_, kStore, {}));
+    ASSERT_OK_AND_ASSIGN(auto writer, Open());
     ASSERT_OK(writer->AppendFixed(RecordsFor(5, 11, width()), 11, width()));
     ASSERT_OK(writer->Sync());
   }
   Flip(2, 1);  // No checksum: nothing can tell.
-  ASSERT_OK_AND_ASSIGN(auto engine, RecordEngine::Open(*vfs_, kStore, {}));
+  ASSERT_OK_AND_ASSIGN(auto engine, Open());
   std::string out;
   ASSERT_OK(GatherAll(*engine, 16, &out));
   EXPECT_FALSE(out == Expected(16));
   EXPECT_TRUE(out.substr(3 * width()) == Expected(16).substr(3 * width()));
   engine.reset();
   Flip(6, 1);  // Checked, in the same block as record 2.
-  ASSERT_OK_AND_ASSIGN(engine, RecordEngine::Open(*vfs_, kStore, {}));
+  ASSERT_OK_AND_ASSIGN(engine, Open());
   const absl::Status gathered = GatherAll(*engine, 16, &out);
   EXPECT_EQ(gathered.code(), absl::StatusCode::kDataLoss) << gathered;
   EXPECT_THAT(gathered.message(), HasSubstr("record 6 "));
