@@ -339,7 +339,6 @@ class RecordEngine {
   // The gathers' one loop (record_engine_gather.cc).
   absl::Status Gather(absl::Span<const uint64_t> indices,
                       const Destinations& destinations, bool fixed) const;
-  // (record_engine_gather_run.cc, with `GatherMappedRun`.)
   // `view`, or a later view whose resident index (`resident_index.h`)
   // covers more of the store's first `length` records of `width` bytes:
   // the table and checksums.lx are mapped that far first. Any error leaves

@@ -40,6 +40,14 @@ using store_format::OffsetInSegment;
 using store_format::RecordLoc;
 using store_format::SegmentOf;
 
+// The bytes of table segment `segment_id` that hold entries committed in a
+// store of `length` records: what a reader maps of it.
+uint64_t CommittedSegmentBytes(uint64_t segment_id, uint64_t length) {
+  const uint64_t first = segment_id * store_format::kEntriesPerSegment;
+  return std::min(length - first, store_format::kEntriesPerSegment) *
+         kRecordLocBytes;
+}
+
 absl::Status PastChunkEndError(absl::string_view path, uint64_t index) {
   return absl::DataLossError(absl::StrCat(
       "record ", index, " lies past the end of ", path, " (damaged store)"));
@@ -345,13 +353,11 @@ absl::StatusOr<RecordLoc> RecordEngine::MappedLoc(
   const uint64_t entry_end = OffsetInSegment(index) + kRecordLocBytes;
   if (ABSL_PREDICT_FALSE(view->segment(segment_id).size() < entry_end)) {
     // Map every entry committed in this segment so far.
-    const uint64_t first = segment_id * store_format::kEntriesPerSegment;
-    const uint64_t committed =
-        std::min(length - first, store_format::kEntriesPerSegment);
     LOADERX_ASSIGN_OR_RETURN(VfsFile * segment, files_->Segment(segment_id));
-    LOADERX_ASSIGN_OR_RETURN(
-        view, files_->mappings().Extend(MappedFileKind::kSegment, segment_id,
-                                        *segment, committed * kRecordLocBytes));
+    LOADERX_ASSIGN_OR_RETURN(view,
+                             files_->mappings().Extend(
+                                 MappedFileKind::kSegment, segment_id, *segment,
+                                 CommittedSegmentBytes(segment_id, length)));
     if (view->segment(segment_id).size() < entry_end) {
       return store_format::MissingEntryError(segment->path(), index);
     }
@@ -382,6 +388,38 @@ absl::StatusOr<ChecksumEntry> RecordEngine::MappedChecksum(
   if (view->checksums().size() < entry_end) return ChecksumEntry{};
   return integrity_format::DecodeEntry(view->checksums().data() + entry_end -
                                        kEntryBytes);
+}
+
+std::shared_ptr<const MappedView> RecordEngine::Reside(
+    std::shared_ptr<const MappedView> view, uint64_t length,
+    uint64_t width) const {
+  const uint64_t end =
+      std::min({length, view->resident_count() + kResidentRecordsPerGather,
+                kResidentMaxRecords});
+  if (view->resident_count() >= end) return view;
+  StoreMappings& mappings = files_->mappings();
+  // Map what the index is made from, as `MappedLoc` and `MappedChecksum`
+  // would: every entry committed in segment 0, the checksum entries of
+  // every record.
+  if (view->segment(0).size() < end * kRecordLocBytes) {
+    absl::StatusOr<VfsFile*> segment = files_->Segment(0);
+    if (!segment.ok()) return view;
+    absl::StatusOr<std::shared_ptr<const MappedView>> extended =
+        mappings.Extend(MappedFileKind::kSegment, 0, **segment,
+                        CommittedSegmentBytes(0, length));
+    if (!extended.ok()) return view;
+    view = *std::move(extended);
+  }
+  const uint64_t checksums_end = integrity_format::EntryOffset(end);
+  if (view->checksums().size() < checksums_end &&
+      view->checksums_sought() < checksums_end) {
+    absl::StatusOr<std::shared_ptr<const MappedView>> extended =
+        mappings.Extend(MappedFileKind::kChecksums, 0, integrity_->file(),
+                        integrity_format::EntryOffset(length));
+    if (!extended.ok()) return view;
+    view = *std::move(extended);
+  }
+  return mappings.Reside(width, end);
 }
 
 uint64_t RecordEngine::CommittedChunkBytes(const RecordLoc& loc) const {

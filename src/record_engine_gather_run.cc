@@ -1,6 +1,6 @@
 // `RecordEngine`'s inner gather loops over a mapped view
-// (`GatherMappedRun`), and the upkeep of the resident index they read
-// (`Reside`). Each loop gathers records until one needs the general path
+// (`GatherMappedRun`). Each loop gathers records until one needs the general
+// path
 // (`GatherMapped`, in record_engine_gather.cc), which extends the view,
 // reads an overlay or words the error; the loops themselves never report.
 
@@ -10,7 +10,6 @@
 #include <memory>
 #include <optional>
 #include <type_traits>
-#include <utility>
 
 #include "absl/base/attributes.h"
 #include "absl/base/optimization.h"
@@ -27,7 +26,6 @@
 namespace loaderx {
 namespace {
 
-using store_format::kRecordLocBytes;
 using store_format::RecordLoc;
 
 // How far ahead `GatherMappedRun` prefetches, and how much of a record:
@@ -76,39 +74,6 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline size_t GatherInBlocks(size_t at, size_t end,
 }
 
 }  // namespace
-
-std::shared_ptr<const MappedView> RecordEngine::Reside(
-    std::shared_ptr<const MappedView> view, uint64_t length,
-    uint64_t width) const {
-  const uint64_t end =
-      std::min({length, view->resident_count() + kResidentRecordsPerGather,
-                kResidentMaxRecords});
-  if (view->resident_count() >= end) return view;
-  StoreMappings& mappings = files_->mappings();
-  // Map what the index is made from, as `MappedLoc` and `MappedChecksum`
-  // would: every entry committed in segment 0, the checksum entries of
-  // every record.
-  if (view->segment(0).size() < end * kRecordLocBytes) {
-    absl::StatusOr<VfsFile*> segment = files_->Segment(0);
-    if (!segment.ok()) return view;
-    absl::StatusOr<std::shared_ptr<const MappedView>> extended =
-        mappings.Extend(MappedFileKind::kSegment, 0, **segment,
-                        std::min(length, store_format::kEntriesPerSegment) *
-                            kRecordLocBytes);
-    if (!extended.ok()) return view;
-    view = *std::move(extended);
-  }
-  const uint64_t checksums_end = integrity_format::EntryOffset(end);
-  if (view->checksums().size() < checksums_end &&
-      view->checksums_sought() < checksums_end) {
-    absl::StatusOr<std::shared_ptr<const MappedView>> extended =
-        mappings.Extend(MappedFileKind::kChecksums, 0, integrity_->file(),
-                        integrity_format::EntryOffset(length));
-    if (!extended.ok()) return view;
-    view = *std::move(extended);
-  }
-  return mappings.Reside(width, end);
-}
 
 size_t RecordEngine::GatherMappedRun(const MappedView& view,
                                      absl::Span<const uint64_t> indices,
@@ -283,13 +248,13 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
     const uint32_t chunk_count =
         static_cast<uint32_t>(std::min<size_t>(chunks.size(), kNotResident));
     char* const base = destinations.base;
-    const auto prefetch = [&](size_t i) ABSL_ATTRIBUTE_ALWAYS_INLINE {
-      if (ABSL_PREDICT_TRUE(i + kEntriesAhead < lookahead_end)) {
-        const uint64_t ahead = index_at[i + kEntriesAhead];
+    const auto prefetch = [&](size_t position) ABSL_ATTRIBUTE_ALWAYS_INLINE {
+      if (ABSL_PREDICT_TRUE(position + kEntriesAhead < lookahead_end)) {
+        const uint64_t ahead = index_at[position + kEntriesAhead];
         if (ahead < covered) __builtin_prefetch(resident + ahead);
       }
-      if (ABSL_PREDICT_TRUE(i + kBytesAhead < lookahead_end)) {
-        const uint64_t ahead = index_at[i + kBytesAhead];
+      if (ABSL_PREDICT_TRUE(position + kBytesAhead < lookahead_end)) {
+        const uint64_t ahead = index_at[position + kBytesAhead];
         if (ahead < covered && resident[ahead].chunk_id < chunk_count) {
           // Never faults, even past the chunk's end.
           const char* const stored =
@@ -300,10 +265,11 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
         }
       }
     };
-    // Where record `i` lies, or null if it needs the general path.
-    const auto locate = [&](size_t i,
+    // Where the record at `position` lies, or null if it needs the general
+    // path.
+    const auto locate = [&](size_t position,
                             const ResidentEntry** entry) -> const char* {
-      const uint64_t index = index_at[i];
+      const uint64_t index = index_at[position];
       if (ABSL_PREDICT_FALSE(index >= covered)) return nullptr;
       *entry = resident + index;
       const uint32_t chunk_id = (*entry)->chunk_id;
