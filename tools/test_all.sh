@@ -19,6 +19,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash tools/ci/install_deps.sh
+# .bazelrc points every build at one disk cache; drop what no build has read
+# for 30 days so it does not grow without bound.
+find /var/tmp/loaderx-cache/bazel-disk -type f -atime +30 -delete 2>/dev/null || true
 bash tools/ci/check_format.sh
 
 # CI has no terminal: keep Bazel's progress output to a minimum there.
