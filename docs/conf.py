@@ -23,3 +23,4 @@ autodoc_default_options = {"members": True, "undoc-members": False}
 html_theme = "alabaster"
 html_static_path = []
 html_extra_path = []
+highlight_language = "none"

@@ -54,9 +54,9 @@ def draw(series, data):
            f'height="{height}" font-family="sans-serif" font-size="12">',
            f'<rect width="{width}" height="{height}" fill="white"/>']
     for i, name in enumerate(series):
-        out.append(f'<rect x="{label_w + 150 * i}" y="8" width="10" height="10" '
+        out.append(f'<rect x="{20 + 190 * i}" y="8" width="10" height="10" '
                    f'fill="{COLORS[i % len(COLORS)]}"/>')
-        out.append(f'<text x="{label_w + 150 * i + 14}" y="17">{name}</text>')
+        out.append(f'<text x="{20 + 190 * i + 14}" y="17">{name}</text>')
     for d in range(decades + 1):
         out.append(f'<line x1="{x(10 ** d):.1f}" y1="{top - 6}" '
                    f'x2="{x(10 ** d):.1f}" y2="{height - 18}" '
