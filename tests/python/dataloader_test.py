@@ -115,6 +115,19 @@ def test_streams_stay_index_aligned(streams):
                 assert (tokens == label).all()
 
 
+def test_the_references_queue_bounds_are_readable(streams):
+    # 1.7.7 code reads loader.raw_batches.maxsize and loader.batches.maxsize.
+    for prefetch, bound in ((7, 7), (1, 1), (0, 1)):
+        with DataLoader(streams, num_workers=3, batch_size=4,
+                        prefetch_size=prefetch) as loader:
+            assert loader.raw_batches.maxsize == 1
+            assert loader.batches.maxsize == bound
+            next(loader)
+            assert loader.batches.maxsize == bound
+            with pytest.raises(AttributeError):
+                loader.batches.maxsize = 3
+
+
 def test_getitems_gets_the_samplers_uint64_indices():
     records = Records()
     with DataLoader({"x": records}, batch_size=8, mode=1, seed=3) as loader:

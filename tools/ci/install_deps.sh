@@ -40,6 +40,9 @@ PACKAGES=(
   # The Python wheel (tools/packaging/): Debian source packages unpacked and
   # built position-independent, the extension's ELF headers read.
   dpkg-dev xz-utils binutils
+  # The documentation site (tools/docs/build_site.sh): Sphinx with MyST for
+  # the guides and the Python reference, Doxygen for the C++ reference.
+  doxygen python3-sphinx python3-myst-parser
 )
 windows=0
 if [[ "${1:-}" == --windows ]]; then

@@ -58,6 +58,13 @@ and the data set's fingerprint); `load_state_dict(state)` resumes it at any
 world size that divides the batch, and raises ValueError for a state of
 other data (or data changed since), another batch size, mode or seed.
 
+1.7.7's two queues: code that reads their bounds still runs.
+`loader.batches.maxsize` is `prefetch_size` (as in 1.7.7, the most batches
+made ahead of the consumer: here the native loader's prefetch depth) and
+`loader.raw_batches.maxsize` is 1 (1.7.7's one-slot handoff from the gather
+thread). They are bounds only: loaderx has no such queue objects to put to
+or get from, since the native loader hands batches over in step order.
+
 `close()`, the context manager and `__del__` stop the native loader (waiting
 for its gathers in flight) and join the transform threads; batches already
 returned stay valid, and the stores stay open (they are the caller's). A
@@ -166,6 +173,23 @@ def _load(assemble, transform, native_batch):
     return transform(assemble(native_batch))
 
 
+class QueueBound:
+    """`loader.raw_batches` and `loader.batches`: the bound of one of
+    1.7.7's queues, as its `queue.Queue.maxsize` (read-only)."""
+
+    __slots__ = ("_maxsize",)
+
+    def __init__(self, maxsize: int) -> None:
+        self._maxsize = maxsize
+
+    @property
+    def maxsize(self) -> int:
+        return self._maxsize
+
+    def __repr__(self) -> str:
+        return f"QueueBound(maxsize={self._maxsize})"
+
+
 class _LoaderSampler(Sampler):
     """`loader.sampler`: the loader's sampler settings; its `step` is the
     loader's and seeking it seeks the loader (as 1.7.7 code resumes)."""
@@ -223,10 +247,13 @@ class DataLoader:
                 _gather_of(name, store)  # TypeError now, not at a step.
         if native_streams.size() == 0:
             native_streams.add_index_stream(_INDEX_STREAM, length)
+        prefetch = max(1, operator.index(prefetch_size))
         self._native = _native.LoaderHandle(
             native_streams, self._sampler.batch_size, self._sampler.mode,
-            self._sampler.seed, max(1, operator.index(prefetch_size)),
-            self._sampler.rank, self._sampler.world_size)
+            self._sampler.seed, prefetch, self._sampler.rank,
+            self._sampler.world_size)
+        self._raw_batches = QueueBound(1)
+        self._batches = QueueBound(prefetch)
         self._closed = False
         self._assemble = _Assembler(streams, self._native)
         # 1.7.7 would call None in a worker and fail with TypeError.
@@ -246,6 +273,16 @@ class DataLoader:
         """The sampler's settings (length, batch_size, mode, seed, `batch`);
         its `step` is the loader's, and `seek` on it seeks the loader."""
         return self._sampler
+
+    @property
+    def raw_batches(self) -> QueueBound:
+        """1.7.7's gathered-batch queue bound: `maxsize` 1."""
+        return self._raw_batches
+
+    @property
+    def batches(self) -> QueueBound:
+        """1.7.7's output queue bound: `maxsize` is the prefetch depth."""
+        return self._batches
 
     @property
     def step(self) -> int:

@@ -199,6 +199,7 @@ class TypedStore:
 
     @property
     def path(self) -> pathlib.Path:
+        """The store's directory, as given when it was opened."""
         return self._path
 
     @property
@@ -214,6 +215,7 @@ class TypedStore:
 
     @property
     def dtype(self) -> np.dtype[Any]:
+        """The dtype of every record's elements."""
         return self._dtype
 
     @property
@@ -230,6 +232,7 @@ class TypedStore:
 
     @property
     def codec(self) -> str:
+        """The store's codec, fixed at creation: "raw", "zstd", "zstd_dict" or a plugin's."""
         return self._codec
 
     @property

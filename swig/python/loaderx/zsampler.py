@@ -105,18 +105,22 @@ class Sampler:
 
     @property
     def length(self) -> int:
+        """The number of records the sampler draws from."""
         return self._native.length()
 
     @property
     def batch_size(self) -> int:
+        """Indices per step."""
         return self._native.batch_size()
 
     @property
     def mode(self) -> "Sampler.Mode":
+        """SEQUENTIAL, IID, CYCLIC or IID_KEYED, as constructed."""
         return Sampler.Mode(self._native.mode())
 
     @property
     def seed(self) -> int:
+        """The seed every step's batch is derived from."""
         return self._native.seed()
 
     @property

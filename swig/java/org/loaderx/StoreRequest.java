@@ -18,7 +18,7 @@ public final class StoreRequest {
   private int level;
   private boolean readOnly;
 
-  /** numpy's {@code dtype.str}: "<f4", "|u1", ... */
+  /** numpy's {@code dtype.str}: {@code "<f4"}, {@code "|u1"}, ... */
   public StoreRequest dtype(String dtype) {
     this.dtype = dtype;
     return this;
