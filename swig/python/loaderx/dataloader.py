@@ -184,6 +184,7 @@ class QueueBound:
 
     @property
     def maxsize(self) -> int:
+        """How many batches the queue holds at most, as in 1.7.7."""
         return self._maxsize
 
     def __repr__(self) -> str:
