@@ -323,10 +323,12 @@ class DataLoader:
 
     @property
     def rank(self) -> int:
+        """This process's rank: which slice of every global batch it reads."""
         return self._sampler.rank
 
     @property
     def world_size(self) -> int:
+        """How many ranks share every global batch."""
         return self._sampler.world_size
 
     def state_dict(self) -> dict[str, int]:

@@ -125,10 +125,12 @@ class Sampler:
 
     @property
     def rank(self) -> int:
+        """This process's rank: which slice of every global batch it reads."""
         return self._native.rank()
 
     @property
     def world_size(self) -> int:
+        """How many ranks share every global batch."""
         return self._native.world_size()
 
     @property
