@@ -11,6 +11,13 @@ limited API as of 3.11 (`Py_LIMITED_API`), so one `_loaderx_native.so`
 (an abi3 module) loads on CPython 3.11 and every later version; a
 free-threaded interpreter has no limited API, so its extension is its own.
 
+`:python_toolchain` (registered by the WORKSPACE) runs py_binary and
+py_test targets on `LOADERX_TEST_PYTHON` if set, else on the interpreter
+whose headers these are: tools/ci/test_pythons.sh runs the Python suites on
+CPython 3.13 with the abi3 extension built for 3.11 (setting only
+`LOADERX_TEST_PYTHON`) and on the free-threaded 3.13t with an extension of
+its own (setting `LOADERX_PYTHON`), each through `--repo_env`.
+
 `:swig` is the SWIG that generates the Python module: `LOADERX_SWIG` if set,
 else the SWIG 4.5 that tools/ci/install_swig.sh puts in the dependency cache
 (`-nogil` needs SWIG 4.3 or later).
@@ -45,6 +52,26 @@ cc_library(
 )
 """
 
+_TOOLCHAIN = """
+py_runtime(
+    name = "python3_runtime",
+    interpreter_path = "{interpreter}",
+    python_version = "PY3",
+    stub_shebang = "#!{interpreter}",
+)
+
+py_runtime_pair(
+    name = "python_runtimes",
+    py3_runtime = ":python3_runtime",
+)
+
+toolchain(
+    name = "python_toolchain",
+    toolchain = ":python_runtimes",
+    toolchain_type = "@bazel_tools//tools/python:toolchain_type",
+)
+"""
+
 # Python 3.11's limited API: the buffer protocol is in it from 3.11 on.
 _LIMITED_API = "0x030B0000"
 
@@ -52,6 +79,7 @@ _DEFAULT_SWIG = "/var/tmp/loaderx-cache/swig-4.5.1/bin/swig"
 
 def _python_headers_impl(ctx):
     python = ctx.os.environ.get("LOADERX_PYTHON", "/usr/bin/python3")
+    interpreter = ctx.os.environ.get("LOADERX_TEST_PYTHON", python)
     swig = ctx.os.environ.get("LOADERX_SWIG", _DEFAULT_SWIG)
     if not ctx.path(swig).exists:
         fail("python_headers: no SWIG at %s: run `bash tools/ci/install_swig.sh` " % swig +
@@ -90,7 +118,10 @@ PYTHON_EXTENSION_COPTS = {copts}
     else:
         numpy = _NUMPY_MISSING % python
     ctx.file("BUILD", """
+load("@bazel_tools//tools/python:toolchain.bzl", "py_runtime_pair")
+
 package(default_visibility = ["//visibility:public"])
+""" + _TOOLCHAIN.format(interpreter = interpreter) + """
 
 exports_files(["defs.bzl"])
 
@@ -108,6 +139,6 @@ cc_library(
 
 python_headers_repository = repository_rule(
     implementation = _python_headers_impl,
-    environ = ["LOADERX_PYTHON", "LOADERX_SWIG"],
+    environ = ["LOADERX_PYTHON", "LOADERX_SWIG", "LOADERX_TEST_PYTHON"],
     local = True,
 )
