@@ -15,7 +15,7 @@ extensions = ["myst_parser", "sphinx.ext.autodoc", "plain_docstrings"]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
 # cpp_api_mainpage.md is Doxygen's main page (docs/Doxyfile).
-exclude_patterns = ["open-work.md", "cpp_api_mainpage.md", "_build", "_ext"]
+exclude_patterns = ["cpp_api_mainpage.md", "_build", "_ext"]
 myst_heading_anchors = 3
 autodoc_typehints = "description"
 autodoc_member_order = "bysource"

@@ -9,6 +9,7 @@
 #   links       no broken relative link or heading anchor (check_links.py)
 #   docstrings  every public Python name has a docstring (check_docstrings.py)
 #   chart       README's headline chart is what its table draws
+#   format      docs/format.md is what the format headers' comments give
 #   site        tools/docs/build_site.sh: Sphinx, Doxygen and Javadoc, with
 #               every warning an error
 #
@@ -47,12 +48,14 @@ docstrings() {
   PYTHONPATH="$work/python" /usr/bin/python3 tools/docs/check_docstrings.py
 }
 chart() { /usr/bin/python3 tools/docs/headline_chart.py --check; }
+format_page() { /usr/bin/python3 tools/docs/format_page.py --check; }
 site() { bash tools/docs/build_site.sh "$work/site"; }
 
 source tools/ci/junit_cases.sh
 run_case docs links links
 run_case docs docstrings docstrings
 run_case docs chart chart
+run_case docs format format_page
 run_case docs site site
 write_cases docs "$work/xml/checks.xml"
 /usr/bin/python3 tools/ci/count_test_cases.py docs --xml-dir "$work/xml" "$tally" ||

@@ -25,6 +25,12 @@ import java.util.Map;
  * }
  * }</pre>
  *
+ * <p>Data-parallel training: {@link #DataLoader(Map, long, SamplerMode, long, int, long, long)}
+ * makes rank {@code rank} of {@code worldSize}, which reads its contiguous slice ({@code batchSize
+ * / worldSize} records) of every global batch; the ranks together read exactly the
+ * single-process batch. {@link #state()} and {@link #loadState} save and resume at any world size
+ * that divides the batch size.
+ *
  * <p>The loader shares its stores: closing a store while a loader reads it keeps it open until
  * the loader closes. {@code next}, {@code seek} and the accessors are for one consumer thread;
  * {@link #close} may come from any thread.
@@ -46,6 +52,22 @@ public final class DataLoader implements AutoCloseable {
       SamplerMode mode,
       long seed,
       int prefetch) {
+    this(streams, batchSize, mode, seed, prefetch, 0, 1);
+  }
+
+  /**
+   * Rank {@code rank} of {@code worldSize}: every batch is this rank's slice of the global batch
+   * of {@code batchSize}. {@link IllegalArgumentException} also for a world size that does not
+   * divide the batch size or a rank outside the world.
+   */
+  public DataLoader(
+      Map<String, ? extends TypedStore> streams,
+      long batchSize,
+      SamplerMode mode,
+      long seed,
+      int prefetch,
+      long rank,
+      long worldSize) {
     org.loaderx.internal.LoaderStreams named = new org.loaderx.internal.LoaderStreams();
     List<String> order = new ArrayList<>();
     this.itemSizes = new long[streams.size()];
@@ -56,7 +78,8 @@ public final class DataLoader implements AutoCloseable {
         order.add(entry.getKey());
       }
       org.loaderx.internal.LoaderHandle loader =
-          new org.loaderx.internal.LoaderHandle(named, batchSize, mode.number(), seed, prefetch);
+          new org.loaderx.internal.LoaderHandle(
+              named, batchSize, mode.number(), seed, prefetch, rank, worldSize);
       this.handle =
           new NativeHandle<>(
               "DataLoader",
@@ -109,6 +132,44 @@ public final class DataLoader implements AutoCloseable {
 
   public long seed() {
     return handle.call(h -> h.seed());
+  }
+
+  public long rank() {
+    return handle.call(h -> h.rank());
+  }
+
+  public long worldSize() {
+    return handle.call(h -> h.worldSize());
+  }
+
+  /** The checkpoint: the next batch's step, the sampler's settings and the data's fingerprint. */
+  public LoaderState state() {
+    return handle.call(
+        h ->
+            new LoaderState(
+                h.step(),
+                h.seed(),
+                SamplerMode.of(h.mode()),
+                h.batchSize(),
+                h.size(),
+                h.fingerprint()));
+  }
+
+  /**
+   * Continues from a saved state, dropping what was prefetched. {@link IllegalArgumentException},
+   * changing nothing, for a state of another data set (or of this one before it changed), another
+   * batch size, length, mode or seed.
+   */
+  public void loadState(LoaderState state) {
+    handle.run(
+        h ->
+            h.restore(
+                state.step(),
+                state.seed(),
+                state.mode().number(),
+                state.batchSize(),
+                state.length(),
+                state.fingerprint()));
   }
 
   /** The ring's counters; may be called from any thread. */

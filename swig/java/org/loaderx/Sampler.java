@@ -26,8 +26,18 @@ public final class Sampler implements AutoCloseable {
 
   /** {@link IllegalArgumentException} for a zero length or batch size. */
   public Sampler(long length, long batchSize, SamplerMode mode, long seed) {
+    this(length, batchSize, mode, seed, 0, 1);
+  }
+
+  /**
+   * Rank {@code rank} of {@code worldSize}: each batch is that rank's contiguous slice of the
+   * global batch, so the ranks' slices concatenated are the single-process batch. {@link
+   * IllegalArgumentException} for a world size that does not divide the batch size.
+   */
+  public Sampler(long length, long batchSize, SamplerMode mode, long seed, long rank,
+      long worldSize) {
     org.loaderx.internal.Sampler sampler =
-        new org.loaderx.internal.Sampler(length, batchSize, mode.number(), seed);
+        new org.loaderx.internal.Sampler(length, batchSize, mode.number(), seed, rank, worldSize);
     this.handle = new NativeHandle<>("Sampler", sampler, org.loaderx.internal.Sampler::delete);
     this.scratch =
         ByteBuffer.allocateDirect(Math.toIntExact(8 * sampler.batchLength()))
@@ -38,7 +48,15 @@ public final class Sampler implements AutoCloseable {
     this(length, batchSize, mode, DEFAULT_SEED);
   }
 
-  /** Indices per batch: min(batch size, length). */
+  public long rank() {
+    return handle.call(h -> h.rank());
+  }
+
+  public long worldSize() {
+    return handle.call(h -> h.worldSize());
+  }
+
+  /** Most indices per batch: min(batch size, length), divided among the world's ranks. */
   public long batchLength() {
     return handle.call(h -> h.batchLength());
   }
