@@ -37,7 +37,7 @@ import java.util.Map;
  *
  * <p>Memory and lifetime: every batch must be closed (see {@link Batch}); batches already handed
  * out stay readable after the loader closes. After {@link #close} every method but {@link
- * #streamNames()} throws {@link IllegalStateException}.
+ * #streamNames()} and {@code close} itself throws {@link IllegalStateException}.
  */
 public final class DataLoader implements AutoCloseable {
   private final NativeHandle<org.loaderx.internal.LoaderHandle> handle;
