@@ -55,9 +55,9 @@ absl::Status Malformed(absl::string_view why) {
 // raises its TypeIdentityError (a ValueError) for a bad-format error that
 // carries it.
 absl::Status FieldsMismatch(absl::string_view why, bool with_item_shape) {
-  return Malformed(absl::StrCat(
-      why, " (the type identity fields are exactly ",
-      with_item_shape ? "dtype and item_shape" : "dtype", ")"));
+  return Malformed(
+      absl::StrCat(why, " (the type identity fields are exactly ",
+                   with_item_shape ? "dtype and item_shape" : "dtype", ")"));
 }
 
 absl::Span<const msgpack::object> Elements(const msgpack::object& array) {

@@ -247,8 +247,9 @@ TEST(OwnerTest, StoredIdentitiesWithAnythingExtraOrMissingAreDataLoss) {
     EXPECT_THAT(status.message(), HasSubstr(c.why));
     // The bindings raise 1.7.7's ValueError for a map with other keys, and
     // only for it, by this phrase.
-    const bool fields_mismatch = absl::string_view(c.why) == "unexpected field" ||
-                                 absl::string_view(c.why).substr(0, 3) == "no ";
+    const bool fields_mismatch =
+        absl::string_view(c.why) == "unexpected field" ||
+        absl::string_view(c.why).substr(0, 3) == "no ";
     EXPECT_EQ(absl::StrContains(status.message(), "type identity fields"),
               fields_mismatch);
   }

@@ -81,7 +81,11 @@ def test_reference_quick_start(streams):
 def test_signature_and_defaults_are_the_reference():
     parameters = inspect.signature(DataLoader).parameters
     assert list(parameters) == ["streams", "num_workers", "batch_size",
-                                "prefetch_size", "mode", "seed", "transform"]
+                                "prefetch_size", "mode", "seed", "transform",
+                                "rank", "world_size"]
+    # loaderx's additions are keyword-only: 1.7.7's positional calls work.
+    assert all(parameters[p].kind is inspect.Parameter.KEYWORD_ONLY
+               for p in ("rank", "world_size"))
     assert [parameters[p].default for p in list(parameters)[1:6]] == [
         4, 256, 4, 2, 42]
     records = Records(1000)

@@ -49,6 +49,15 @@ Differences from 1.7.7, all additions or errors where it misbehaves:
 - `transform=None` means identity (1.7.7 calls None and fails);
 - `prefetch_size` below 1 prefetches one step (1.7.7: an unbounded queue).
 
+Data-parallel training: `DataLoader(..., rank=r, world_size=w)` reads
+rank r's contiguous slice (batch_size // w records) of every global batch
+of `batch_size`; all ranks together read exactly the single-process batch,
+with no coordination between them. `w` must divide `batch_size`.
+`state_dict()` is six numbers (step, seed, mode, global batch size, length
+and the data set's fingerprint); `load_state_dict(state)` resumes it at any
+world size that divides the batch, and raises ValueError for a state of
+other data (or data changed since), another batch size, mode or seed.
+
 1.7.7's two queues: code that reads their bounds still runs.
 `loader.batches.maxsize` is `prefetch_size` (as in 1.7.7, the most batches
 made ahead of the consumer: here the native loader's prefetch depth) and
@@ -81,6 +90,8 @@ from loaderx.zsampler import Sampler, _u64
 
 _loader_ids = itertools.count()
 _INDEX_STREAM = "indices"
+_STATE_KEYS = frozenset(
+    ("step", "seed", "mode", "batch_size", "length", "fingerprint"))
 
 
 def _identity(batch: dict[str, Any]) -> Any:
@@ -208,7 +219,8 @@ class DataLoader:
                  streams: Mapping[str, Any] | Iterable[tuple[str, Any]],
                  num_workers: int = 4, batch_size: int = 256,
                  prefetch_size: int = 4, mode: int = 2, seed: int = 42,
-                 transform: Callable[[dict[str, Any]], Any] | None = _identity
+                 transform: Callable[[dict[str, Any]], Any] | None = _identity,
+                 *, rank: SupportsIndex = 0, world_size: SupportsIndex = 1
                  ) -> None:
         self._closed = True  # Until the native loader exists.
         # Guards `_closed`, `_pool` and `_pending` between `next`, `seek` and
@@ -226,7 +238,8 @@ class DataLoader:
                 f"all streams must hold the same number of records, got {lengths}")
         length = next(iter(lengths.values()))
         # The sampler's checks of the settings, with its exceptions.
-        self._sampler = _LoaderSampler(self, length, batch_size, mode, seed)
+        self._sampler = _LoaderSampler(self, length, batch_size, mode, seed,
+                                       rank, world_size)
         native_streams = _native.LoaderStreams()
         for name, store in streams.items():
             if isinstance(store, TypedStore):
@@ -238,7 +251,8 @@ class DataLoader:
         prefetch = max(1, operator.index(prefetch_size))
         self._native = _native.LoaderHandle(
             native_streams, self._sampler.batch_size, self._sampler.mode,
-            self._sampler.seed, prefetch)
+            self._sampler.seed, prefetch, self._sampler.rank,
+            self._sampler.world_size)
         self._raw_batches = QueueBound(1)
         self._batches = QueueBound(prefetch)
         self._closed = False
@@ -306,6 +320,46 @@ class DataLoader:
                 raise RuntimeError("the loader is closed")
             self._drop_pending()
             self._native.seek(step)
+
+    @property
+    def rank(self) -> int:
+        """This process's rank: which slice of every global batch it reads."""
+        return self._sampler.rank
+
+    @property
+    def world_size(self) -> int:
+        """How many ranks share every global batch."""
+        return self._sampler.world_size
+
+    def state_dict(self) -> dict[str, int]:
+        """The loader's whole checkpoint: the next batch's step, the seed,
+        the mode, the global batch size, the data set's length and its
+        fingerprint. The same on every rank; resumable at any world size
+        that divides the batch size."""
+        with self._lock:
+            return {"step": self._native.step() - len(self._pending),
+                    "seed": self._native.seed(),
+                    "mode": self._native.mode(),
+                    "batch_size": self._native.batch_size(),
+                    "length": self._native.size(),
+                    "fingerprint": self._native.fingerprint()}
+
+    def load_state_dict(self, state: Mapping[str, int]) -> None:
+        """Continues from `state_dict()`'s result, dropping what was
+        prefetched. ValueError, changing nothing, for a state of another
+        data set (or of this one before it changed), another batch size,
+        length, mode or seed, or a malformed state."""
+        missing = _STATE_KEYS - set(state)
+        if missing:
+            raise ValueError(f"loader state is missing {sorted(missing)}")
+        values = {key: _u64(state[key], key) for key in _STATE_KEYS}
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the loader is closed")
+            self._native.restore(values["step"], values["seed"],
+                                 values["mode"], values["batch_size"],
+                                 values["length"], values["fingerprint"])
+            self._drop_pending()
 
     def close(self) -> None:
         """Stops the loader and joins its threads. The stores stay open."""

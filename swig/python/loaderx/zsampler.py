@@ -33,6 +33,12 @@ formulas in wrapping 64-bit arithmetic: for SEQUENTIAL and IID,
 seek(step) lands where `step` calls of next() would while
 step * batch_size < 2**64.
 
+Data-parallel training: `Sampler(..., rank=r, world_size=w)` returns rank
+r's contiguous slice (batch_size // w indices) of each global batch; the
+ranks' slices of a step, concatenated in rank order, are the batch a
+single process draws, at any `w` that divides `batch_size` (ValueError
+otherwise).
+
 Arguments are ints in [0, 2**64) (numpy integers too): a negative or too
 large one raises OverflowError, as in 1.7.7; a length or batch size of 0 and
 an unknown mode raise ValueError (1.7.7 crashes or runs another mode). A
@@ -62,13 +68,16 @@ class Sampler:
         IID_KEYED = 3  # loaderx only: IID keyed by step, O(1) seek
 
     def __init__(self, length: SupportsIndex, batch_size: SupportsIndex,
-                 mode: SupportsIndex, seed: SupportsIndex = 42) -> None:
+                 mode: SupportsIndex, seed: SupportsIndex = 42,
+                 rank: SupportsIndex = 0,
+                 world_size: SupportsIndex = 1) -> None:
         mode = operator.index(mode)
         if not 0 <= mode < 256:
             raise OverflowError(f"mode {mode} does not fit uint8")
         self._native = _native.IndexSampler(
             _u64(length, "length"), _u64(batch_size, "batch_size"), mode,
-            _u64(seed, "seed"))
+            _u64(seed, "seed"), _u64(rank, "rank"),
+            _u64(world_size, "world_size"))
         self._batch_length = self._native.batch_length()
 
     def next(self) -> npt.NDArray[np.uint64]:
@@ -113,6 +122,16 @@ class Sampler:
     def seed(self) -> int:
         """The seed every step's batch is derived from."""
         return self._native.seed()
+
+    @property
+    def rank(self) -> int:
+        """This process's rank: which slice of every global batch it reads."""
+        return self._native.rank()
+
+    @property
+    def world_size(self) -> int:
+        """How many ranks share every global batch."""
+        return self._native.world_size()
 
     @property
     def batches_per_cycle(self) -> int:

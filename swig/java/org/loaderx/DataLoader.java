@@ -25,12 +25,18 @@ import java.util.Map;
  * }
  * }</pre>
  *
+ * <p>Data-parallel training: {@link #DataLoader(Map, long, SamplerMode, long, int, long, long)}
+ * makes rank {@code rank} of {@code worldSize}, which reads its contiguous slice ({@code batchSize
+ * / worldSize} records) of every global batch; the ranks together read exactly the
+ * single-process batch. {@link #state()} and {@link #loadState} save and resume at any world size
+ * that divides the batch size.
+ *
  * <p>The loader shares its stores: closing a store while a loader reads it keeps it open until
  * the loader closes. {@code next}, {@code seek} and the accessors are for one consumer thread;
  * {@link #close} may come from any thread.
  *
- * <p>Order and resumption: step {@code s}'s indices are those of a {@link Sampler} with the same
- * length, batch size, mode and seed at step {@code s}, so for a given seed a run visits the
+ * <p>Order: step {@code s}'s indices are those of a {@link Sampler} with the same length, batch
+ * size, mode, seed, rank and world size at step {@code s}, so for a given seed a run visits the
  * records in loaderx 1.7.7's order. There are no epochs: the sampler wraps or reshuffles. Work
  * starts at the first {@code next()}; the loader holds at most {@code prefetch + 1} batches of
  * its own, besides those the caller has not closed.
@@ -70,6 +76,37 @@ public final class DataLoader implements AutoCloseable {
       SamplerMode mode,
       long seed,
       int prefetch) {
+    this(streams, batchSize, mode, seed, prefetch, 0, 1);
+  }
+
+  /**
+   * Rank {@code rank} of {@code worldSize}: every batch is this rank's slice of the global batch
+   * of {@code batchSize}. {@link IllegalArgumentException} also for a world size that does not
+   * divide the batch size or a rank outside the world. Otherwise as {@link #DataLoader(Map, long,
+   * SamplerMode, long, int)}; the slices are {@link Sampler}'s ("Rank sharding"), so the ranks
+   * need no coordination beyond using the same settings.
+   *
+   * @param streams the stores to read, by stream name, in batch order; all of the same size
+   * @param batchSize records per global batch, all ranks together (at least 1)
+   * @param mode how the indices are drawn
+   * @param seed the sampler's seed (any value; {@link Sampler#DEFAULT_SEED} is 1.7.7's default)
+   * @param prefetch how many steps after the last one returned are gathered ahead (at least 1)
+   * @param rank this process's rank, from 0 to {@code worldSize - 1}
+   * @param worldSize how many ranks share each global batch (at least 1; 1 is one process)
+   * @throws IllegalArgumentException if {@code streams} is empty, the stores' sizes differ or are
+   *     0, {@code batchSize} is 0, {@code prefetch} is less than 1, {@code worldSize} is 0 or does
+   *     not divide {@code batchSize}, or {@code rank} is not below {@code worldSize}
+   * @throws IllegalStateException if a store is closed
+   * @throws NullPointerException if {@code streams}, a store or {@code mode} is {@code null}
+   */
+  public DataLoader(
+      Map<String, ? extends TypedStore> streams,
+      long batchSize,
+      SamplerMode mode,
+      long seed,
+      int prefetch,
+      long rank,
+      long worldSize) {
     org.loaderx.internal.LoaderStreams named = new org.loaderx.internal.LoaderStreams();
     List<String> order = new ArrayList<>();
     this.itemSizes = new long[streams.size()];
@@ -80,7 +117,8 @@ public final class DataLoader implements AutoCloseable {
         order.add(entry.getKey());
       }
       org.loaderx.internal.LoaderHandle loader =
-          new org.loaderx.internal.LoaderHandle(named, batchSize, mode.number(), seed, prefetch);
+          new org.loaderx.internal.LoaderHandle(
+              named, batchSize, mode.number(), seed, prefetch, rank, worldSize);
       this.handle =
           new NativeHandle<>(
               "DataLoader",
@@ -157,8 +195,9 @@ public final class DataLoader implements AutoCloseable {
   }
 
   /**
-   * {@return the sampler's batch size, as given to the constructor} A batch holds fewer records
-   * only in cyclic mode over fewer records than this ({@link Batch#size()}).
+   * {@return the global batch size (all ranks together), as given to the constructor} A batch
+   * holds a rank's share of it ({@link Batch#size()}), fewer records only in cyclic mode over
+   * fewer records than this.
    *
    * @throws IllegalStateException if the loader is closed
    */
@@ -182,6 +221,72 @@ public final class DataLoader implements AutoCloseable {
    */
   public long seed() {
     return handle.call(h -> h.seed());
+  }
+
+  /**
+   * {@return this loader's rank among {@link #worldSize()}, as given to the constructor (0 for one
+   * process)}
+   *
+   * @throws IllegalStateException if the loader is closed
+   */
+  public long rank() {
+    return handle.call(h -> h.rank());
+  }
+
+  /**
+   * {@return how many ranks share each global batch, as given to the constructor (1 for one
+   * process)}
+   *
+   * @throws IllegalStateException if the loader is closed
+   */
+  public long worldSize() {
+    return handle.call(h -> h.worldSize());
+  }
+
+  /**
+   * The checkpoint: the next batch's step, the sampler's settings and the data's fingerprint (of
+   * the streams' names, types and stores, and the length, taken when the loader was made). Six
+   * numbers, the same on every rank; save them with the model and give them to {@link
+   * #loadState} of a new loader to continue exactly where this one is.
+   *
+   * @return the state, {@link LoaderState#step()} being {@link #step()}
+   * @throws IllegalStateException if the loader is closed
+   */
+  public LoaderState state() {
+    return handle.call(
+        h ->
+            new LoaderState(
+                h.step(),
+                h.seed(),
+                SamplerMode.of(h.mode()),
+                h.batchSize(),
+                h.size(),
+                h.fingerprint()));
+  }
+
+  /**
+   * Continues from a saved state, dropping what was prefetched. {@link IllegalArgumentException},
+   * changing nothing, for a state of another data set (or of this one before it changed), another
+   * batch size, length, mode or seed. The rank and world size may differ from the run that saved
+   * it (any world size that divides the batch size): a step means the same global batch at every
+   * world size. Then as {@link #seek seek(state.step())}.
+   *
+   * @param state a state saved by {@link #state()}, here or in an earlier run
+   * @throws IllegalArgumentException if {@code state} does not fit this loader; the message names
+   *     the first field that differs and both values
+   * @throws NullPointerException if {@code state} or its mode is {@code null}
+   * @throws IllegalStateException if the loader is closed
+   */
+  public void loadState(LoaderState state) {
+    handle.run(
+        h ->
+            h.restore(
+                state.step(),
+                state.seed(),
+                state.mode().number(),
+                state.batchSize(),
+                state.length(),
+                state.fingerprint()));
   }
 
   /**

@@ -30,6 +30,15 @@ import java.nio.ByteOrder;
  * counted from the current step going forward, from step 0 going back. {@code seek} follows
  * 1.7.7's formulas in wrapping 64-bit arithmetic, so in sequential and IID modes it lands where
  * that many {@code next()} calls would only while {@code step * batchSize < 2^64}.
+ *
+ * <p>Rank sharding (data-parallel training): a sampler made as rank {@code rank} of {@code
+ * worldSize} draws the same global batches as the single-process sampler of the same length,
+ * batch size, mode and seed, and returns only the rank's contiguous slice of each: positions
+ * {@code [rank * batchSize / worldSize, (rank + 1) * batchSize / worldSize)} of the global batch,
+ * clipped to the batch's own length (only cyclic batches over fewer indices than the batch size
+ * are shorter). The ranks' slices, in rank order, are exactly the global batch, with no
+ * coordination between ranks; each rank's costs are the global batch's. A step means the same
+ * global batch at every world size.
  */
 public final class Sampler implements AutoCloseable {
   /** 1.7.7's default seed. */
@@ -51,8 +60,31 @@ public final class Sampler implements AutoCloseable {
    * @throws NullPointerException if {@code mode} is {@code null}
    */
   public Sampler(long length, long batchSize, SamplerMode mode, long seed) {
+    this(length, batchSize, mode, seed, 0, 1);
+  }
+
+  /**
+   * Rank {@code rank} of {@code worldSize}: each batch is that rank's contiguous slice of the
+   * global batch, so the ranks' slices concatenated are the single-process batch. {@link
+   * IllegalArgumentException} for a world size that does not divide the batch size. See the class
+   * comment, "Rank sharding".
+   *
+   * @param length how many indices to draw from: every index is in {@code [0, length)}
+   * @param batchSize indices per global batch, all ranks together
+   * @param mode how the indices are drawn
+   * @param seed the seed; any value, 1.7.7's sequences for the same one
+   * @param rank this sampler's rank, from 0 to {@code worldSize - 1}
+   * @param worldSize how many ranks share each global batch (at least 1; 1 is unsharded)
+   * @throws IllegalArgumentException if {@code length} or {@code batchSize} is 0, {@code
+   *     worldSize} is 0 or does not divide {@code batchSize}, or {@code rank} is not below {@code
+   *     worldSize}
+   * @throws ArithmeticException if one batch of indices does not fit a buffer
+   * @throws NullPointerException if {@code mode} is {@code null}
+   */
+  public Sampler(long length, long batchSize, SamplerMode mode, long seed, long rank,
+      long worldSize) {
     org.loaderx.internal.Sampler sampler =
-        new org.loaderx.internal.Sampler(length, batchSize, mode.number(), seed);
+        new org.loaderx.internal.Sampler(length, batchSize, mode.number(), seed, rank, worldSize);
     this.handle = new NativeHandle<>("Sampler", sampler, org.loaderx.internal.Sampler::delete);
     this.scratch =
         ByteBuffer.allocateDirect(Math.toIntExact(8 * sampler.batchLength()))
@@ -73,19 +105,32 @@ public final class Sampler implements AutoCloseable {
     this(length, batchSize, mode, DEFAULT_SEED);
   }
 
+  /** {@return this sampler's rank among {@link #worldSize()}, as given (0 unsharded)} */
+  public long rank() {
+    return handle.call(h -> h.rank());
+  }
+
+  /** {@return how many ranks share each global batch, as given (1 unsharded)} */
+  public long worldSize() {
+    return handle.call(h -> h.worldSize());
+  }
+
   /**
-   * {@return the indices every batch holds: the batch size, except in cyclic mode over fewer
-   * indices than the batch size, where it is the length} (Sequential and IID batches hold the
-   * batch size even then, repeating indices.)
+   * {@return the most indices a batch holds} Unsharded: the batch size, except in cyclic mode over
+   * fewer indices than the batch size, where every batch holds each index once, the length
+   * (sequential and IID batches hold the batch size even then, repeating indices). A shard's:
+   * {@code batchSize / worldSize}, or the global batch length if that is smaller; a shard of a
+   * short (cyclic) batch may get fewer, even none.
    */
   public long batchLength() {
     return handle.call(h -> h.batchLength());
   }
 
   /**
-   * The current step's batch; moves to the next step.
+   * The current step's batch (a shard: its slice); moves to the next step.
    *
-   * @return {@link #batchLength()} indices, a new array
+   * @return the indices, a new array of {@link #batchLength()} (fewer only for a shard of a short
+   *     batch)
    */
   public long[] next() {
     return handle.call(h -> indices(h.nextInto(scratch.clear())));
@@ -96,7 +141,8 @@ public final class Sampler implements AutoCloseable {
    * (IID replays its stream to get there: see the class comment for the cost).
    *
    * @param step the step; an unsigned 64-bit value
-   * @return {@link #batchLength()} indices, a new array
+   * @return the indices, a new array of {@link #batchLength()} (fewer only for a shard of a short
+   *     batch)
    */
   public long[] batch(long step) {
     return handle.call(h -> indices(h.batchInto(step, scratch.clear())));
@@ -109,7 +155,8 @@ public final class Sampler implements AutoCloseable {
    *
    * @param out a direct, writable buffer with at least {@code 8 * batchLength()} bytes remaining,
    *     a multiple of 8
-   * @return how many indices were written: {@link #batchLength()}
+   * @return how many indices were written: {@link #batchLength()} (fewer only for a shard of a
+   *     short batch)
    * @throws IllegalArgumentException if {@code out} is a heap or read-only buffer, or its
    *     remaining bytes are too few or not a multiple of 8 (nothing is written, the sampler does
    *     not move)
