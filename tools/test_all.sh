@@ -4,7 +4,8 @@
 # against loaderx from outside its build (tools/ci/test_consumers.sh), the
 # Python wheel installed into fresh venvs (tools/ci/test_wheel.sh), the jar
 # through Maven (tools/ci/test_maven.sh), the documentation's examples and
-# site (tools/ci/test_docs.sh), then
+# site (tools/ci/test_docs.sh), loaderx.torch under torchrun with 4 ranks
+# (tools/ci/test_torchrun.sh), then
 # the C++ suites again under AddressSanitizer + UndefinedBehaviorSanitizer
 # and under ThreadSanitizer, then the libFuzzer targets under ASan + UBSan
 # for $LOADERX_FUZZ_SECONDS each (default 60; 0 skips them;
@@ -65,6 +66,10 @@ timed consumers bash tools/ci/test_consumers.sh "$tally" "${BAZEL_FLAGS[@]}" ||
 # The documentation: every marked example run, links, docstrings, and the
 # site (Sphinx, Doxygen, Javadoc) built with warnings as errors.
 timed docs bash tools/ci/test_docs.sh "$tally" "${BAZEL_FLAGS[@]}" || status=1
+# loaderx.torch under `torchrun --nproc_per_node=4` (gloo, CPU): the ranks'
+# all-gathered sample ids equal the single-process batch at every step,
+# also across an elastic 4 -> 2 -> 4 resume.
+timed torchrun bash tools/ci/test_torchrun.sh "$tally" || status=1
 # The Python wheel, built and installed as users do, run in fresh venvs.
 timed wheel bash tools/ci/test_wheel.sh "$tally" || status=1
 # loaderx.jar installed into a local Maven repository, a Maven project built
