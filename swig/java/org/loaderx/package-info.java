@@ -13,10 +13,10 @@
  *
  * <ul>
  *   <li>Every class over a native object is {@link java.lang.AutoCloseable}: use
- *       try-with-resources. After
- *       {@code close()} its methods throw {@link java.lang.IllegalStateException}, also when a
- *       call races the close (the close waits for calls in flight; native memory is never used
- *       after it is freed). {@code close()} is idempotent.
+ *       try-with-resources. After {@code close()} its methods throw {@link
+ *       java.lang.IllegalStateException}, also when a call races the close (the close waits for
+ *       calls in flight; native memory is never used after it is freed). {@code close()} is
+ *       idempotent.
  *   <li>Every size, count, index, step and seed is a {@code long} with all 64 bits; the sampler's
  *       unsigned values of 2^63 and above read as negative ({@link
  *       java.lang.Long#toUnsignedString(long)}).
