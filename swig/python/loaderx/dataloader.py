@@ -70,8 +70,14 @@ or get from, since the native loader hands batches over in step order.
 for its gathers in flight) and join the transform threads; batches already
 returned stay valid, and the stores stay open (they are the caller's). A
 store handle closed while a loader reads it stays open underneath until the
-loader closes. A loader is used from one thread at a time; `close()` may
-come from another.
+loader closes.
+
+Threads (also on free-threaded Python, where `transform` runs on its
+`num_workers` threads truly in parallel): `next`, `seek` and `close` may be
+called from any threads at once. Concurrent `next` calls take distinct
+consecutive steps, each batch once; a `close` during a `next` makes that
+`next` either return its batch or raise RuntimeError("the loader is
+closed").
 """
 
 import collections
@@ -231,6 +237,10 @@ class DataLoader:
         # the step's future already taken (the `next` returns its batch).
         # Never held while a batch is waited for.
         self._lock = threading.RLock()
+        # Serialises taking steps from the native loader (its `next` and
+        # `seek` are for one thread at a time) between consumer threads;
+        # `close` does not take it. Taken before `_lock`, never after.
+        self._consumer = threading.Lock()
         streams = dict(streams)
         if not streams:
             raise ValueError("need at least one stream")
@@ -303,8 +313,10 @@ class DataLoader:
         if self._closed:
             raise RuntimeError("the loader is closed")
         if self._direct:
-            return self._assemble(self._native.next())
-        with self._lock:
+            with self._consumer:
+                native_batch = self._native.next()
+            return self._assemble(native_batch)
+        with self._consumer, self._lock:
             if self._closed:
                 raise RuntimeError("the loader is closed")
             self._fill()
@@ -319,7 +331,7 @@ class DataLoader:
         """Continues from `step` exactly: prefetched batches are dropped.
         Costs what `Sampler.seek` costs (IID replays its stream)."""
         step = _u64(step, "step")
-        with self._lock:
+        with self._consumer, self._lock:
             if self._closed:
                 raise RuntimeError("the loader is closed")
             self._drop_pending()
