@@ -26,6 +26,8 @@ PACKAGES=(
   libminizip-dev
   # Bindings: SWIG, the Python headers and numpy, the JDK and JUnit.
   swig python3 python3-dev python3-numpy python3-pytest python3-venv
+  # 1.7.7's own suite (tests/oracle/reference_suite_test.py) reads store.zr with msgpack.
+  python3-msgpack
   default-jdk-headless junit4
   # torch, for the tests of stores pickled into DataLoader workers
   # (tests/python/pickle_test.py: spawned workers open them read-only).
