@@ -10,6 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "loaderx/data_loader.h"
+#include "loaderx/store_set.h"
+#include "loaderx/store_streams.h"
+#include "swig/set_binding.h"
 #include "loaderx/loader_batch.h"
 #include "loaderx/loader_stream.h"
 #include "loaderx/store_streams.h"
@@ -67,6 +70,20 @@ const char* KindName(StreamKind kind) {
 }
 
 }  // namespace
+
+void LoaderStreams::add_set(const std::string& name, const SetHandle& set) {
+  if (set.set_ == nullptr) {
+    ThrowIfError(absl::FailedPreconditionError(
+        absl::StrCat("stream '", name, "': the store set is closed")));
+  }
+  // The stream shares the set; the set's handle keeps the filesystem, which
+  // the aliasing pointer keeps alive with it.
+  auto keep = std::make_shared<std::pair<std::shared_ptr<Vfs>,
+                                         std::shared_ptr<const StoreSet>>>(
+      set.vfs_, set.set_);
+  std::shared_ptr<const StoreSet> aliased(keep, keep->second.get());
+  streams_.push_back(Named{name, ValueOrThrow(StoreSetStream(std::move(aliased)))});
+}
 
 void LoaderStreams::add_store(const std::string& name,
                               const StoreHandle& store) {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Every test: installs whatever is missing, then runs every suite (C++ gtest,
-# Python pytest and Java JUnit, against the real build), then programs built
+# Python pytest and Java JUnit, against the real build), the Python suites
+# again on CPython 3.13 and free-threaded 3.13t (tools/ci/test_pythons.sh),
+# then programs built
 # against loaderx from outside its build (tools/ci/test_consumers.sh), the
 # Python wheel installed into fresh venvs (tools/ci/test_wheel.sh), the jar
 # through Maven (tools/ci/test_maven.sh), the documentation's examples and
@@ -59,6 +61,9 @@ timed() {
 }
 
 timed all run_suite all
+# The Python suites again on CPython 3.13 (the same abi3 extension) and on
+# free-threaded 3.13t (its own extension, the GIL off).
+timed pythons bash tools/ci/test_pythons.sh "$tally" "${BAZEL_FLAGS[@]}" || status=1
 # Programs built against loaderx from outside: a second Bazel workspace, and
 # CMake and pkg-config against the installed library.
 timed consumers bash tools/ci/test_consumers.sh "$tally" "${BAZEL_FLAGS[@]}" ||

@@ -11,7 +11,9 @@
 #   chart       README's headline chart is what its table draws
 #   format      docs/format.md is what the format headers' comments give
 #   site        tools/docs/build_site.sh: Sphinx, Doxygen and Javadoc, with
-#               every warning an error
+#               every warning an error (Javadoc under -Xdoclint:all: every
+#               public name of org.loaderx documented, with its parameters,
+#               result and declared exceptions)
 #
 # The closing line is `docs: N passed, M failed`.
 #

@@ -26,7 +26,7 @@ PYTHONPATH="$package" /usr/bin/python3 -m sphinx -W --keep-going -q -b html \
   docs "$out"
 mkdir -p "$out/cpp-api"
 (cat docs/Doxyfile && echo "OUTPUT_DIRECTORY = $out/cpp-api") | doxygen -
-javadoc -quiet -Werror -Xdoclint:all,-missing -d "$out/java-api" \
+javadoc -quiet -Werror -Xdoclint:all -d "$out/java-api" \
   -sourcepath swig/java -cp "$jar" \
   -subpackages org.loaderx -exclude org.loaderx.internal:org.loaderx.testing \
   >/dev/null

@@ -9,7 +9,8 @@
 `DataLoader(streams, num_workers=4, batch_size=256, prefetch_size=4,
 mode=2, seed=42, transform=identity)`, positional order as listed; the
 default mode 2 is cyclic. `streams` is anything `dict()` accepts, mapping
-names to stores (`DenseStore`, `RaggedStore`, any `TypedStore`) or to other
+names to stores (`DenseStore`, `RaggedStore`, any `TypedStore`, a
+`StoreSet`) or to other
 objects with `__len__` and `__getitems__(indices)` (or, failing that,
 `__getitem__` taking an index array). A batch is a dict {name: values},
 every stream gathered at the same indices, so record i lines up across
@@ -69,8 +70,14 @@ or get from, since the native loader hands batches over in step order.
 for its gathers in flight) and join the transform threads; batches already
 returned stay valid, and the stores stay open (they are the caller's). A
 store handle closed while a loader reads it stays open underneath until the
-loader closes. A loader is used from one thread at a time; `close()` may
-come from another.
+loader closes.
+
+Threads (also on free-threaded Python, where `transform` runs on its
+`num_workers` threads truly in parallel): `next`, `seek` and `close` may be
+called from any threads at once. Concurrent `next` calls take distinct
+consecutive steps, each batch once; a `close` during a `next` makes that
+`next` either return its batch or raise RuntimeError("the loader is
+closed").
 """
 
 import collections
@@ -85,6 +92,7 @@ from typing import Any, Literal, NoReturn, Self, SupportsIndex
 import numpy as np
 
 from loaderx import loaderx_native as _native
+from loaderx.store_set import StoreSet
 from loaderx.typed_store import TypedStore
 from loaderx.zsampler import Sampler, _u64
 
@@ -120,7 +128,7 @@ class _Assembler:
                         for i in range(native.num_streams())}
         self._plan = []
         for name, store in streams.items():
-            if isinstance(store, TypedStore):
+            if isinstance(store, (TypedStore, StoreSet)):
                 i = native_index[name]
                 shape = (tuple(native.stream_item_shape(i))
                          if native.stream_kind(i) == "dense" else None)
@@ -229,6 +237,10 @@ class DataLoader:
         # the step's future already taken (the `next` returns its batch).
         # Never held while a batch is waited for.
         self._lock = threading.RLock()
+        # Serialises taking steps from the native loader (its `next` and
+        # `seek` are for one thread at a time) between consumer threads;
+        # `close` does not take it. Taken before `_lock`, never after.
+        self._consumer = threading.Lock()
         streams = dict(streams)
         if not streams:
             raise ValueError("need at least one stream")
@@ -244,6 +256,8 @@ class DataLoader:
         for name, store in streams.items():
             if isinstance(store, TypedStore):
                 native_streams.add_store(name, store._native)
+            elif isinstance(store, StoreSet):
+                native_streams.add_set(name, store._native)
             else:
                 _gather_of(name, store)  # TypeError now, not at a step.
         if native_streams.size() == 0:
@@ -299,8 +313,10 @@ class DataLoader:
         if self._closed:
             raise RuntimeError("the loader is closed")
         if self._direct:
-            return self._assemble(self._native.next())
-        with self._lock:
+            with self._consumer:
+                native_batch = self._native.next()
+            return self._assemble(native_batch)
+        with self._consumer, self._lock:
             if self._closed:
                 raise RuntimeError("the loader is closed")
             self._fill()
@@ -315,7 +331,7 @@ class DataLoader:
         """Continues from `step` exactly: prefetched batches are dropped.
         Costs what `Sampler.seek` costs (IID replays its stream)."""
         step = _u64(step, "step")
-        with self._lock:
+        with self._consumer, self._lock:
             if self._closed:
                 raise RuntimeError("the loader is closed")
             self._drop_pending()

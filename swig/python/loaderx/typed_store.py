@@ -54,6 +54,7 @@ import functools
 import operator
 import os
 import pathlib
+import threading
 from collections.abc import Sequence
 from typing import Any, Literal, Self
 
@@ -212,6 +213,8 @@ class TypedStore:
         self._path = pathlib.Path(path)
         self._vfs = vfs  # As given: None is the default filesystem.
         self._closed = True  # Until the native store exists.
+        # Makes close() whole when threads race to it (or to __del__).
+        self._close_lock = threading.Lock()
         self._kind = kind or ""
         self._native = _native.StoreHandle(
             _resolve_vfs(vfs)._fs, os.fspath(path), kind or "",
@@ -406,15 +409,17 @@ class TypedStore:
 
     def close(self, sync: bool = True) -> None:
         """Syncs (unless `sync=False`: durability left to a later sync or
-        the OS), then releases the store and its lock. Idempotent."""
-        if self._closed:
-            return
-        self._closed = True
-        try:
-            if sync:
-                self._native.sync()
-        finally:
-            self._native.close()
+        the OS), then releases the store and its lock. Idempotent, from any
+        thread: a close racing another returns once the store is closed."""
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                if sync:
+                    self._native.sync()
+            finally:
+                self._native.close()
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickles by path: unpickling (in a spawned worker, say) opens the

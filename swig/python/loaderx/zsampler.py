@@ -42,12 +42,14 @@ otherwise).
 Arguments are ints in [0, 2**64) (numpy integers too): a negative or too
 large one raises OverflowError, as in 1.7.7; a length or batch size of 0 and
 an unknown mode raise ValueError (1.7.7 crashes or runs another mode). A
-sampler is an endless iterator. One sampler must not be used from several
-threads at once.
+sampler is an endless iterator. It may be shared between threads (also on
+free-threaded Python): a lock makes each `next`, `batch`, `seek` and `step`
+whole, so threads drawing from one sampler get distinct consecutive steps.
 """
 
 import enum
 import operator
+import threading
 from typing import Self, SupportsIndex
 
 import numpy as np
@@ -74,6 +76,8 @@ class Sampler:
         mode = operator.index(mode)
         if not 0 <= mode < 256:
             raise OverflowError(f"mode {mode} does not fit uint8")
+        # The native sampler's cursor is for one thread at a time.
+        self._lock = threading.Lock()
         self._native = _native.IndexSampler(
             _u64(length, "length"), _u64(batch_size, "batch_size"), mode,
             _u64(seed, "seed"), _u64(rank, "rank"),
@@ -84,24 +88,30 @@ class Sampler:
         """The current step's batch as a new uint64 array of exactly the
         indices drawn; advances one step."""
         out = np.empty(self._batch_length, dtype=np.uint64)
-        count = self._native.next_into(out)
+        with self._lock:
+            count = self._native.next_into(out)
         return out if count == len(out) else out[:count].copy()
 
     def batch(self, step: SupportsIndex) -> npt.NDArray[np.uint64]:
         """What `seek(step)` then `next()` would return, without moving the
         cursor (IID replays its stream: see the module's costs)."""
         out = np.empty(self._batch_length, dtype=np.uint64)
-        count = self._native.batch_into(_u64(step, "step"), out)
+        step = _u64(step, "step")
+        with self._lock:
+            count = self._native.batch_into(step, out)
         return out if count == len(out) else out[:count].copy()
 
     def seek(self, step: SupportsIndex) -> None:
         """Moves the cursor: the next `next()` returns batch `step`."""
-        self._native.seek(_u64(step, "step"))
+        step = _u64(step, "step")
+        with self._lock:
+            self._native.seek(step)
 
     @property
     def step(self) -> int:
         """The step the next `next()` returns."""
-        return self._native.step()
+        with self._lock:
+            return self._native.step()
 
     @property
     def length(self) -> int:

@@ -65,9 +65,10 @@ public final class Batch implements AutoCloseable {
   }
 
   /**
-   * {@return the records per stream: the sampler's batch length} That is the loader's batch size,
-   * except in {@link SamplerMode#CYCLIC} mode over fewer records than the batch size, where every
-   * batch holds each record once ({@link Sampler#batchLength()}).
+   * {@return the records per stream: at most the sampler's batch length} That is the loader's
+   * batch size (a rank's share of it: {@code batchSize / worldSize}), except in {@link
+   * SamplerMode#CYCLIC} mode over fewer records than the batch size, where every global batch
+   * holds each record once ({@link Sampler#batchLength()}).
    *
    * @throws IllegalStateException if the batch is closed
    */
