@@ -71,8 +71,7 @@ class StoreSetTest : public testing::Test {
         payloads.push_back(payload);
       }
       for (size_t i = 0; i < payloads.size(); ++i) {
-        records.push_back(
-            RaggedRecord{payloads[i], {payloads[i].size() / 8}});
+        records.push_back(RaggedRecord{payloads[i], {payloads[i].size() / 8}});
       }
       ASSERT_OK(store->Append(records));
       ragged_paths_.push_back(path);
@@ -182,9 +181,8 @@ TEST_F(StoreSetTest, BadCreationsAreRefusedAndWriteNothing) {
   status = StoreSet::Create(*vfs_, "/data/missing.lxset", {"/data/nothing"});
   EXPECT_THAT(status.message(), HasSubstr("member 0 (/data/nothing)"));
   ASSERT_OK(StoreSet::Create(*vfs_, "/data/dense.lxset", dense_paths_));
-  EXPECT_STATUS_CODE(
-      StoreSet::Create(*vfs_, "/data/dense.lxset", dense_paths_),
-      absl::StatusCode::kAlreadyExists);
+  EXPECT_STATUS_CODE(StoreSet::Create(*vfs_, "/data/dense.lxset", dense_paths_),
+                     absl::StatusCode::kAlreadyExists);
   EXPECT_STATUS_CODE(
       StoreSet::Create(*vfs_, "/data/rel.lxset", {"data/dense1"}),
       absl::StatusCode::kInvalidArgument);
