@@ -17,6 +17,12 @@ import java.util.List;
  *   set.gather(new long[] {0, 123_456, 7}, out);
  * }
  * }</pre>
+ *
+ * <p>Reads resolve each index to its member in a constant number of steps, whatever the member
+ * count, and the members' gathers run in parallel on the shared {@link ThreadPool}, each writing
+ * straight to its records' places in the caller's buffer. Errors are {@link TypedStore}'s, a
+ * member's naming the member. Every method may be called from many threads at once; {@link
+ * #close} waits for calls in flight, and later calls throw {@link IllegalStateException}.
  */
 public final class StoreSet implements AutoCloseable {
   private final NativeHandle<org.loaderx.internal.SetHandle> handle;
@@ -37,8 +43,14 @@ public final class StoreSet implements AutoCloseable {
   /**
    * Writes a manifest at {@code manifest} for the stores at {@code members} (in that order, all
    * of the first one's kind and type; both the manifest's path and the members' absolute, or all
-   * relative) and opens the set.
+   * relative) and opens the set. Each member's path is stored relative to the manifest's
+   * directory, along with its record count and fingerprint. The manifest is written under a
+   * temporary name, synced and renamed into place, so a crash leaves no partial manifest.
    *
+   * @param vfs the filesystem the manifest and the stores are on
+   * @param manifest the path of the manifest to write; nothing may be there yet
+   * @param members the member stores' directories, in set order (at least one)
+   * @return the set, open as by {@link #open}
    * @throws IllegalArgumentException naming a member of another type, or for no members
    * @throws java.io.UncheckedIOException if the manifest exists, a member cannot be opened, or
    *     for an I/O error
@@ -59,8 +71,12 @@ public final class StoreSet implements AutoCloseable {
   }
 
   /**
-   * Opens the set described by {@code manifest}.
+   * Opens the set described by {@code manifest}: the manifest, then every member read-only (a
+   * shared lock, so a member open for writing elsewhere is {@link StoreBusyException}).
    *
+   * @param vfs the filesystem the manifest and the stores are on
+   * @param manifest the manifest's path
+   * @return the open set, holding its members' shared locks until closed
    * @throws java.io.UncheckedIOException for a damaged manifest or a member changed since the
    *     set was written (naming the member), or an I/O error
    */
@@ -93,12 +109,24 @@ public final class StoreSet implements AutoCloseable {
     return handle.call(h -> h.numMembers());
   }
 
-  /** {@return member {@code member}'s path, as opened} */
+  /**
+   * {@return member {@code member}'s path, as opened: the manifest's directory joined with the
+   * path the manifest records}
+   *
+   * @param member the member's position in the set, from 0 to {@link #numMembers()} - 1
+   * @throws IndexOutOfBoundsException if there is no such member
+   */
   public String memberPath(int member) {
     return handle.call(h -> h.memberPath(member));
   }
 
-  /** {@return the set position of member {@code member}'s first record} */
+  /**
+   * {@return the set position of member {@code member}'s first record} Member {@code m}'s
+   * records are the set positions from this to {@code memberStart(m + 1)} (or {@link #size()}).
+   *
+   * @param member the member's position in the set, from 0 to {@link #numMembers()} - 1
+   * @throws IndexOutOfBoundsException if there is no such member
+   */
   public long memberStart(int member) {
     return handle.call(h -> h.memberStart(member));
   }
@@ -107,6 +135,15 @@ public final class StoreSet implements AutoCloseable {
    * Reads the records at {@code indices} (set positions) of a fixed-width set into {@code out}
    * at its position, back to back, and advances the position past them; as {@link
    * DenseStore#gather(long[], ByteBuffer)}, the members read in parallel.
+   *
+   * @param indices the records to read, set positions each in {@code [0, size())}
+   * @param out a direct, writable buffer with {@code indices.length * recordBytes()} bytes
+   *     remaining
+   * @throws IllegalArgumentException if the set is not fixed-width, or {@code out} is a heap or
+   *     read-only buffer or has too little room
+   * @throws IndexOutOfBoundsException naming the first index past {@link #size()} (or a negative
+   *     one)
+   * @throws java.io.UncheckedIOException for an I/O error or a damaged record, naming the member
    */
   public void gather(long[] indices, ByteBuffer out) {
     long need = indices.length * recordBytes();
