@@ -23,6 +23,9 @@ namespace {
 using store_set_format::Manifest;
 using store_set_format::Member;
 
+// Batches of fewer bytes read their members on the calling thread.
+constexpr uint64_t kParallelBytes = uint64_t{1} << 20;
+
 // At most this many buckets in the position directory (4 MiB).
 constexpr uint64_t kMaxBuckets = uint64_t{1} << 20;
 
@@ -62,9 +65,9 @@ absl::StatusOr<std::string> RelativePath(absl::string_view from,
   std::string relative;
   for (size_t i = common; i < base.size(); ++i) {
     if (base[i] == "..") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "store set: cannot express '", to, "' relative to '", from,
-          "' without resolving '..'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("store set: cannot express '", to, "' relative to '",
+                       from, "' without resolving '..'"));
     }
     absl::StrAppend(&relative, relative.empty() ? "" : "/", "..");
   }
@@ -135,8 +138,8 @@ absl::Status StoreSet::Create(Vfs& vfs, absl::string_view manifest_path,
   Manifest manifest;
   std::string first_kind;
   for (size_t m = 0; m < member_paths.size(); ++m) {
-    const std::string prefix = absl::StrCat(
-        "store set: member ", m, " (", member_paths[m], "): ");
+    const std::string prefix =
+        absl::StrCat("store set: member ", m, " (", member_paths[m], "): ");
     absl::StatusOr<std::unique_ptr<TypedStore>> store =
         TypedStore::OpenAny(vfs, member_paths[m], ReadOnly({}));
     if (!store.ok()) return Prefixed(store.status(), prefix);
@@ -174,9 +177,9 @@ absl::StatusOr<std::unique_ptr<StoreSet>> StoreSet::Open(
     Vfs& vfs, absl::string_view manifest_path, const StoreOptions& options) {
   LOADERX_ASSIGN_OR_RETURN(const std::string bytes,
                            ReadFileToString(vfs, manifest_path));
-  LOADERX_ASSIGN_OR_RETURN(const Manifest manifest,
-                           store_set_format::DecodeManifest(bytes,
-                                                            manifest_path));
+  LOADERX_ASSIGN_OR_RETURN(
+      const Manifest manifest,
+      store_set_format::DecodeManifest(bytes, manifest_path));
   if (manifest.members.size() > UINT32_MAX) {
     return absl::DataLossError("store set: too many members");
   }
@@ -186,26 +189,28 @@ absl::StatusOr<std::unique_ptr<StoreSet>> StoreSet::Open(
   for (size_t m = 0; m < manifest.members.size(); ++m) {
     const Member& entry = manifest.members[m];
     paths.push_back(JoinRelative(directory, entry.path));
-    const std::string prefix = absl::StrCat("store set ", manifest_path,
-                                            ": member ", m, " (", paths[m],
-                                            "): ");
+    const std::string prefix = absl::StrCat(
+        "store set ", manifest_path, ": member ", m, " (", paths[m], "): ");
     absl::StatusOr<std::unique_ptr<TypedStore>> store =
         TypedStore::OpenAny(vfs, paths[m], ReadOnly(options));
     if (!store.ok()) return Prefixed(store.status(), prefix);
     LOADERX_ASSIGN_OR_RETURN(const uint64_t identity, IdentityHash(**store));
     if (identity != manifest.identity) {
-      return absl::DataLossError(absl::StrCat(
-          prefix, "is a '", (*store)->kind(), "' store of another type than "
-          "the set was written with"));
+      return absl::DataLossError(absl::StrCat(prefix, "is a '",
+                                              (*store)->kind(),
+                                              "' store of another type than "
+                                              "the set was written with"));
     }
     absl::StatusOr<uint64_t> fingerprint = (*store)->Fingerprint();
     if (!fingerprint.ok()) return Prefixed(fingerprint.status(), prefix);
-    if ((*store)->size() != entry.records || *fingerprint != entry.fingerprint) {
+    if ((*store)->size() != entry.records ||
+        *fingerprint != entry.fingerprint) {
       return absl::DataLossError(absl::StrCat(
           prefix, "changed after the set was written: the manifest says ",
           entry.records, " records with fingerprint ", entry.fingerprint,
           ", the store holds ", (*store)->size(), " with fingerprint ",
-          *fingerprint, "; rebuild the set (loaderx set create) if the "
+          *fingerprint,
+          "; rebuild the set (loaderx set create) if the "
           "change is intended"));
     }
     members.push_back(*std::move(store));
@@ -253,9 +258,9 @@ absl::StatusOr<StoreSet::Plan> StoreSet::Resolve(
   for (size_t i = 0; i < indices.size(); ++i) {
     const uint64_t position = indices[i];
     if (position >= size()) {
-      return absl::OutOfRangeError(absl::StrCat(
-          "store set ", manifest_path_, ": index ", position,
-          " is out of range for a set of ", size(), " records"));
+      return absl::OutOfRangeError(
+          absl::StrCat("store set ", manifest_path_, ": index ", position,
+                       " is out of range for a set of ", size(), " records"));
     }
     size_t m = bucket_member_[position >> shift_];
     while (starts_[m + 1] <= position) ++m;
@@ -271,12 +276,18 @@ absl::Status StoreSet::MemberError(size_t m, const absl::Status& status) const {
 }
 
 absl::Status StoreSet::ForEachMember(
-    const Plan& plan, const std::function<absl::Status(size_t)>& body) const {
+    const Plan& plan, uint64_t plan_bytes,
+    const std::function<absl::Status(size_t)>& body) const {
   std::vector<size_t> touched;
   for (size_t m = 0; m < members_.size(); ++m) {
     if (!plan.local[m].empty()) touched.push_back(m);
   }
-  if (touched.size() == 1) return body(touched[0]);
+  // A small batch is read member after member on this thread: handing a
+  // few records each to pool threads costs more than reading them.
+  if (touched.size() == 1 || plan_bytes < kParallelBytes) {
+    for (size_t m : touched) LOADERX_RETURN_IF_ERROR(body(m));
+    return absl::OkStatus();
+  }
   return DefaultThreadPool()->TryParallelFor(
       static_cast<int>(touched.size()),
       [&](int shard) { return body(touched[shard]); });
@@ -286,17 +297,20 @@ absl::Status StoreSet::GatherFixed(absl::Span<const uint64_t> indices,
                                    absl::Span<char> destination) const {
   const uint64_t width = record_bytes();
   if (!fixed_width() || destination.size() != indices.size() * width) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "store set ", manifest_path_, ": GatherFixed needs a fixed-width set "
-        "and ", indices.size(), " * ", width, " destination bytes, got ",
-        destination.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("store set ", manifest_path_,
+                     ": GatherFixed needs a fixed-width set "
+                     "and ",
+                     indices.size(), " * ", width, " destination bytes, got ",
+                     destination.size()));
   }
   LOADERX_ASSIGN_OR_RETURN(const Plan plan, Resolve(indices));
-  return ForEachMember(plan, [&](size_t m) -> absl::Status {
+  return ForEachMember(plan, destination.size(), [&](size_t m) -> absl::Status {
     const std::vector<size_t>& slots = plan.slot[m];
     // One member holding the whole batch in order: its own contiguous read.
     if (slots.size() == indices.size()) {
-      absl::Status status = members_[m]->GatherFixed(plan.local[m], destination);
+      absl::Status status =
+          members_[m]->GatherFixed(plan.local[m], destination);
       return status.ok() ? status : MemberError(m, status);
     }
     std::vector<absl::Span<char>> places;
@@ -313,12 +327,16 @@ absl::Status StoreSet::Gather(
     absl::Span<const uint64_t> indices,
     absl::Span<const absl::Span<char>> destinations) const {
   if (destinations.size() != indices.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "store set ", manifest_path_, ": ", indices.size(), " indices but ",
-        destinations.size(), " destinations"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("store set ", manifest_path_, ": ", indices.size(),
+                     " indices but ", destinations.size(), " destinations"));
   }
   LOADERX_ASSIGN_OR_RETURN(const Plan plan, Resolve(indices));
-  return ForEachMember(plan, [&](size_t m) -> absl::Status {
+  uint64_t bytes = 0;
+  for (const absl::Span<char>& destination : destinations) {
+    bytes += destination.size();
+  }
+  return ForEachMember(plan, bytes, [&](size_t m) -> absl::Status {
     std::vector<absl::Span<char>> places;
     places.reserve(plan.slot[m].size());
     for (size_t slot : plan.slot[m]) places.push_back(destinations[slot]);
@@ -331,16 +349,46 @@ absl::StatusOr<std::vector<std::vector<uint64_t>>> StoreSet::Shapes(
     absl::Span<const uint64_t> indices) const {
   LOADERX_ASSIGN_OR_RETURN(const Plan plan, Resolve(indices));
   std::vector<std::vector<uint64_t>> shapes(indices.size());
-  LOADERX_RETURN_IF_ERROR(ForEachMember(plan, [&](size_t m) -> absl::Status {
-    absl::StatusOr<std::vector<std::vector<uint64_t>>> member =
-        members_[m]->Shapes(plan.local[m]);
-    if (!member.ok()) return MemberError(m, member.status());
-    for (size_t k = 0; k < plan.slot[m].size(); ++k) {
-      shapes[plan.slot[m][k]] = std::move((*member)[k]);
-    }
-    return absl::OkStatus();
-  }));
+  // Shapes read the members' tables: parallel from a few thousand records.
+  const uint64_t weight = indices.size() * 256;
+  LOADERX_RETURN_IF_ERROR(
+      ForEachMember(plan, weight, [&](size_t m) -> absl::Status {
+        absl::StatusOr<std::vector<std::vector<uint64_t>>> member =
+            members_[m]->Shapes(plan.local[m]);
+        if (!member.ok()) return MemberError(m, member.status());
+        for (size_t k = 0; k < plan.slot[m].size(); ++k) {
+          shapes[plan.slot[m][k]] = std::move((*member)[k]);
+        }
+        return absl::OkStatus();
+      }));
   return shapes;
+}
+
+absl::StatusOr<ShapedBatch> StoreSet::Read(absl::Span<const uint64_t> indices,
+                                           BatchAllocator allocate) const {
+  LOADERX_ASSIGN_OR_RETURN(std::vector<std::vector<uint64_t>> shapes,
+                           Shapes(indices));
+  ShapedBatch batch;
+  batch.offsets.reserve(shapes.size());
+  for (const std::vector<uint64_t>& shape : shapes) {
+    uint64_t bytes = item_size();
+    for (uint64_t dim : shape) bytes *= dim;
+    batch.offsets.push_back(batch.total_bytes);
+    batch.total_bytes += bytes;
+  }
+  LOADERX_ASSIGN_OR_RETURN(absl::Span<char> buffer,
+                           allocate(batch.total_bytes));
+  std::vector<absl::Span<char>> destinations;
+  destinations.reserve(shapes.size());
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const uint64_t end =
+        i + 1 < shapes.size() ? batch.offsets[i + 1] : batch.total_bytes;
+    destinations.push_back(
+        buffer.subspan(batch.offsets[i], end - batch.offsets[i]));
+  }
+  LOADERX_RETURN_IF_ERROR(Gather(indices, destinations));
+  batch.shapes = BatchShapes::Of(shapes);
+  return batch;
 }
 
 absl::StatusOr<StoreStats> StoreSet::Stats() const {
@@ -370,8 +418,8 @@ absl::StatusOr<VerifyReport> StoreSet::Verify() const {
       total.damaged.push_back(starts_[m] + record);
     }
     for (const std::string& problem : report->problems) {
-      total.problems.push_back(absl::StrCat("member ", m, " (", paths_[m],
-                                            "): ", problem));
+      total.problems.push_back(
+          absl::StrCat("member ", m, " (", paths_[m], "): ", problem));
     }
   }
   return total;

@@ -16,9 +16,8 @@ absl::Status CheckPath(absl::string_view path, size_t member) {
   if (path.empty() || path.size() > kMaxPathBytes ||
       path.find('\0') != absl::string_view::npos || path.front() == '/') {
     return absl::InvalidArgumentError(absl::StrCat(
-        "store set: member ", member, "'s path '", path,
-        "' must be 1 to ", kMaxPathBytes,
-        " bytes, relative to the manifest, without NUL"));
+        "store set: member ", member, "'s path '", path, "' must be 1 to ",
+        kMaxPathBytes, " bytes, relative to the manifest, without NUL"));
   }
   return absl::OkStatus();
 }
@@ -50,8 +49,8 @@ absl::StatusOr<std::string> EncodeManifest(const Manifest& manifest) {
       return status;
     }
     if (total + member.records < total) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "store set: the record counts overflow at member ", i));
+      return absl::InvalidArgumentError(
+          absl::StrCat("store set: the record counts overflow at member ", i));
     }
     total += member.records;
   }
@@ -84,9 +83,9 @@ absl::StatusOr<Manifest> DecodeManifest(absl::string_view bytes,
   }
   if (std::memcmp(bytes.data(), kMagic, 4) != 0) return damaged("bad magic");
   if (static_cast<uint8_t>(bytes[4]) != kVersion) {
-    return damaged(absl::StrCat("version ", static_cast<int>(
-                                                static_cast<uint8_t>(bytes[4])),
-                                ", this reader knows ", kVersion));
+    return damaged(absl::StrCat(
+        "version ", static_cast<int>(static_cast<uint8_t>(bytes[4])),
+        ", this reader knows ", kVersion));
   }
   const size_t body = bytes.size() - kChecksumBytes;
   if (LoadLittle<uint64_t>(bytes.data() + body) !=

@@ -29,12 +29,12 @@ TEST(StoreSetFormatTest, RoundTripsAndFollowsTheDocumentedLayout) {
   EXPECT_EQ(bytes.substr(0, 4), "LXSS");
   EXPECT_EQ(bytes[4], 1);
   EXPECT_EQ(bytes.substr(5, 3), std::string(3, '\0'));
-  EXPECT_EQ(bytes[8], 2);    // Members.
-  EXPECT_EQ(bytes[16], 8);   // Records: 3 + 5.
+  EXPECT_EQ(bytes[8], 2);                            // Members.
+  EXPECT_EQ(bytes[16], 8);                           // Records: 3 + 5.
   EXPECT_EQ(static_cast<uint8_t>(bytes[24]), 0x88);  // Identity, LE.
-  EXPECT_EQ(bytes[32], 3);   // Member 0's records.
+  EXPECT_EQ(bytes[32], 3);                           // Member 0's records.
   EXPECT_EQ(static_cast<uint8_t>(bytes[40]), 0xAA);
-  EXPECT_EQ(bytes[48], 1);   // Its path's length.
+  EXPECT_EQ(bytes[48], 1);  // Its path's length.
   EXPECT_EQ(bytes[52], 'a');
   EXPECT_EQ(bytes.substr(73, 8), "shards/b");
   ASSERT_OK_AND_ASSIGN(const Manifest decoded, DecodeManifest(bytes, "m"));

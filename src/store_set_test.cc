@@ -71,8 +71,7 @@ class StoreSetTest : public testing::Test {
         payloads.push_back(payload);
       }
       for (size_t i = 0; i < payloads.size(); ++i) {
-        records.push_back(
-            RaggedRecord{payloads[i], {payloads[i].size() / 8}});
+        records.push_back(RaggedRecord{payloads[i], {payloads[i].size() / 8}});
       }
       ASSERT_OK(store->Append(records));
       ragged_paths_.push_back(path);
@@ -113,6 +112,37 @@ TEST_F(StoreSetTest, DenseSetReadsAsTheConcatenatedStores) {
   absl::Status past = set->GatherFixed({dense_total_}, absl::MakeSpan(out));
   EXPECT_STATUS_CODE(past, absl::StatusCode::kOutOfRange);
   EXPECT_THAT(past.message(), HasSubstr("index 50"));
+}
+
+TEST_F(StoreSetTest, LargeBatchesReadTheMembersInParallel) {
+  // 64 KiB records in 4 members: a batch of 32 is 2 MiB, over the
+  // threshold from which members are gathered on the pool.
+  constexpr uint64_t kWidth = 64 << 10;
+  std::vector<std::string> paths;
+  for (uint64_t m = 0; m < 4; ++m) {
+    const std::string path = "/data/wide" + std::to_string(m);
+    ASSERT_OK_AND_ASSIGN(
+        std::unique_ptr<DenseStore> store,
+        DenseStore::Create(*vfs_, path,
+                           TypeIdentity{DType::Simple("|u1"), {kWidth}}));
+    std::string data;
+    for (uint64_t i = 0; i < 8; ++i)
+      data += std::string(kWidth, 'a' + 8 * m + i);
+    ASSERT_OK(store->Append(data));
+    paths.push_back(path);
+  }
+  ASSERT_OK(StoreSet::Create(*vfs_, "/data/wide.lxset", paths));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<StoreSet> set,
+                       StoreSet::Open(*vfs_, "/data/wide.lxset"));
+  std::vector<uint64_t> indices;
+  for (uint64_t i = 0; i < 32; ++i) indices.push_back((i * 13) % 32);
+  std::string out(32 * kWidth, '\0');
+  ASSERT_OK(set->GatherFixed(indices, absl::MakeSpan(out)));
+  for (size_t i = 0; i < indices.size(); ++i) {
+    ASSERT_EQ(out.substr(i * kWidth, kWidth),
+              std::string(kWidth, static_cast<char>('a' + indices[i])))
+        << "position " << i;
+  }
 }
 
 TEST_F(StoreSetTest, RaggedSetReadsThroughALoader) {
@@ -182,9 +212,8 @@ TEST_F(StoreSetTest, BadCreationsAreRefusedAndWriteNothing) {
   status = StoreSet::Create(*vfs_, "/data/missing.lxset", {"/data/nothing"});
   EXPECT_THAT(status.message(), HasSubstr("member 0 (/data/nothing)"));
   ASSERT_OK(StoreSet::Create(*vfs_, "/data/dense.lxset", dense_paths_));
-  EXPECT_STATUS_CODE(
-      StoreSet::Create(*vfs_, "/data/dense.lxset", dense_paths_),
-      absl::StatusCode::kAlreadyExists);
+  EXPECT_STATUS_CODE(StoreSet::Create(*vfs_, "/data/dense.lxset", dense_paths_),
+                     absl::StatusCode::kAlreadyExists);
   EXPECT_STATUS_CODE(
       StoreSet::Create(*vfs_, "/data/rel.lxset", {"data/dense1"}),
       absl::StatusCode::kInvalidArgument);

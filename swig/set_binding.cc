@@ -21,8 +21,7 @@ void create_store_set(const Filesystem& fs, const std::string& manifest,
 }
 
 SetHandle::SetHandle(const Filesystem& fs, const std::string& manifest)
-    : vfs_(fs.vfs()),
-      set_(ValueOrThrow(StoreSet::Open(*vfs_, manifest))) {}
+    : vfs_(fs.vfs()), set_(ValueOrThrow(StoreSet::Open(*vfs_, manifest))) {}
 
 SetHandle::~SetHandle() = default;
 

@@ -15,8 +15,9 @@
 // Reads resolve a batch's positions to members in one pass (a directory of
 // position buckets: a constant number of steps per record whatever the
 // member count) and run the members' gathers in parallel on the shared
-// thread pool, each member's records written straight to their places in
-// the caller's buffer.
+// thread pool (batches of 1 MiB or more; smaller ones member after member
+// on the calling thread), each member's records written straight to their
+// places in the caller's buffer.
 //
 // Thread safety: every method is const and may be called from many threads
 // at once. The members are shared: `member()` stays valid while the set
@@ -87,6 +88,7 @@ class StoreSet {
   bool fixed_width() const { return members_[0]->fixed_width(); }
   uint64_t record_bytes() const { return members_[0]->record_bytes(); }
   uint64_t item_size() const { return members_[0]->item_size(); }
+  const DType& dtype() const { return identity().dtype; }
   // XXH3 of the members' fingerprints in order: the set's committed state.
   uint64_t fingerprint() const { return fingerprint_; }
 
@@ -101,6 +103,10 @@ class StoreSet {
   // The shapes of the records at `indices`.
   absl::StatusOr<std::vector<std::vector<uint64_t>>> Shapes(
       absl::Span<const uint64_t> indices) const;
+  // As `TypedStore::Read`: the records back to back in batch order in the
+  // one buffer `allocate(total_bytes)` returns.
+  absl::StatusOr<ShapedBatch> Read(absl::Span<const uint64_t> indices,
+                                   BatchAllocator allocate) const;
 
   // The members' statistics, summed.
   absl::StatusOr<StoreStats> Stats() const;
@@ -119,9 +125,10 @@ class StoreSet {
     std::vector<std::vector<size_t>> slot;     // Per member.
   };
   absl::StatusOr<Plan> Resolve(absl::Span<const uint64_t> indices) const;
-  // Runs `body(m)` for every member the plan touches, on the shared pool.
+  // Runs `body(m)` for every member the plan touches: on the shared pool
+  // when the batch has at least 1 MiB (`plan_bytes`), else in turn here.
   absl::Status ForEachMember(
-      const Plan& plan,
+      const Plan& plan, uint64_t plan_bytes,
       const std::function<absl::Status(size_t)>& body) const;
   absl::Status MemberError(size_t m, const absl::Status& status) const;
 

@@ -1,4 +1,5 @@
-"""`loaderx set create` and `info` / `stats` / `verify` of a store set, run
+"""`loaderx set create` and `info` / `stats` / `verify` / `head` / `cat` /
+`export` of a store set, run
 as users run them (the binary and `python -m loaderx`): the manifest names
 the stores relative to itself, the reports sum the members, a damaged
 record is reported as its set position with its member named, and a member
@@ -85,3 +86,18 @@ def test_damage_and_changes_name_the_member(cli, tmp_path, shards):
     info = cli("info", "s.lxset")
     assert info.returncode != EXIT_OK
     assert b"member 0" in info.stderr and b"changed after the set" in info.stderr
+
+
+def test_head_cat_and_export_read_across_members(cli, tmp_path, shards):
+    assert cli("set", "create", "s.lxset",
+               *[os.path.relpath(p, tmp_path) for p in shards]).returncode == 0
+    head = json.loads(cli("head", "-n", "6", "--json", "s.lxset").stdout)
+    assert [r["values"] for r in head["records"]] == (
+        [[0, 0, 0]] * 4 + [[2, 2, 2]] * 2)
+    cat = json.loads(cli("cat", "--json", "s.lxset", "3:5").stdout)
+    assert [r["index"] for r in cat["records"]] == [3, 4]
+    assert [r["values"][0] for r in cat["records"]] == [0, 2]
+    assert cli("export", "s.lxset", "all.npy").returncode == EXIT_OK
+    exported = np.load(tmp_path / "all.npy")
+    assert exported.shape == (10, 3)
+    assert exported[:, 0].tolist() == [0] * 4 + [2] * 6

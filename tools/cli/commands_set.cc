@@ -53,9 +53,9 @@ void Print(const ParsedArguments& arguments, CommandContext& context,
 absl::Status RunSetCreate(const ParsedArguments& arguments,
                           CommandContext& context) {
   if (arguments.positionals[0] != "create") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "set: unknown action '", arguments.positionals[0],
-        "'; the action is 'create MANIFEST STORE...'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("set: unknown action '", arguments.positionals[0],
+                     "'; the action is 'create MANIFEST STORE...'"));
   }
   const std::string& manifest = arguments.positionals[1];
   const std::vector<std::string> members(arguments.positionals.begin() + 2,
@@ -168,20 +168,19 @@ absl::Status RunSetVerify(const ParsedArguments& arguments,
     report.Set("problems", std::move(problems));
     PrintJson(context, report);
   } else {
-    PrintFields(context,
-                {{"path", path},
-                 {"records", absl::StrCat(verified->records)},
-                 {"verified", absl::StrCat(verified->verified)},
-                 {"unverified", absl::StrCat(verified->unverified)},
-                 {"damaged", absl::StrCat(verified->damaged.size())}});
+    PrintFields(context, {{"path", path},
+                          {"records", absl::StrCat(verified->records)},
+                          {"verified", absl::StrCat(verified->verified)},
+                          {"unverified", absl::StrCat(verified->unverified)},
+                          {"damaged", absl::StrCat(verified->damaged.size())}});
     for (const std::string& problem : verified->problems) {
       context.out << "  " << problem << "\n";
     }
   }
   if (verified->ok()) return absl::OkStatus();
-  return absl::DataLossError(absl::StrFormat(
-      "%s: %d of %d records of the set are damaged", path,
-      verified->damaged.size(), verified->records));
+  return absl::DataLossError(
+      absl::StrFormat("%s: %d of %d records of the set are damaged", path,
+                      verified->damaged.size(), verified->records));
 }
 
 std::vector<Command> SetCommands() {
