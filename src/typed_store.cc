@@ -93,11 +93,11 @@ absl::StatusOr<RecordGeometry> GeometryOf(const TypedOwner& owner,
 absl::Status UnfinishedCreationError(absl::string_view path,
                                      TypedHeaderFile typed) {
   return absl::DataLossError(absl::StrCat(
-      "unfinished creation at ", path, ": ",
+      "unfinished creation at ", path, ": the store's creation did not finish (",
       typed == TypedHeaderFile::kMissing
-          ? "it has meta.zr but no store.zr"
-          : "its store.zr was never written whole",
-      ", and no record was ever committed there; Create the store again "
+          ? "meta.zr but no store.zr"
+          : "a store.zr that was never written whole",
+      ", and no record was ever committed there); Create the store again "
       "(give a dtype) to take it over"));
 }
 
