@@ -114,6 +114,37 @@ TEST_F(StoreSetTest, DenseSetReadsAsTheConcatenatedStores) {
   EXPECT_THAT(past.message(), HasSubstr("index 50"));
 }
 
+TEST_F(StoreSetTest, LargeBatchesReadTheMembersInParallel) {
+  // 64 KiB records in 4 members: a batch of 32 is 2 MiB, over the
+  // threshold from which members are gathered on the pool.
+  constexpr uint64_t kWidth = 64 << 10;
+  std::vector<std::string> paths;
+  for (uint64_t m = 0; m < 4; ++m) {
+    const std::string path = "/data/wide" + std::to_string(m);
+    ASSERT_OK_AND_ASSIGN(
+        std::unique_ptr<DenseStore> store,
+        DenseStore::Create(*vfs_, path,
+                           TypeIdentity{DType::Simple("|u1"), {kWidth}}));
+    std::string data;
+    for (uint64_t i = 0; i < 8; ++i)
+      data += std::string(kWidth, 'a' + 8 * m + i);
+    ASSERT_OK(store->Append(data));
+    paths.push_back(path);
+  }
+  ASSERT_OK(StoreSet::Create(*vfs_, "/data/wide.lxset", paths));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<StoreSet> set,
+                       StoreSet::Open(*vfs_, "/data/wide.lxset"));
+  std::vector<uint64_t> indices;
+  for (uint64_t i = 0; i < 32; ++i) indices.push_back((i * 13) % 32);
+  std::string out(32 * kWidth, '\0');
+  ASSERT_OK(set->GatherFixed(indices, absl::MakeSpan(out)));
+  for (size_t i = 0; i < indices.size(); ++i) {
+    ASSERT_EQ(out.substr(i * kWidth, kWidth),
+              std::string(kWidth, static_cast<char>('a' + indices[i])))
+        << "position " << i;
+  }
+}
+
 TEST_F(StoreSetTest, RaggedSetReadsThroughALoader) {
   ASSERT_OK(StoreSet::Create(*vfs_, "/data/ragged.lxset", ragged_paths_));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<StoreSet> opened,
