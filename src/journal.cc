@@ -11,6 +11,7 @@
 #include "loaderx/spi/path.h"
 #include "loaderx/spi/status_macros.h"
 #include "src/checksum.h"
+#include "src/metadata_file.h"
 
 namespace loaderx {
 namespace {
@@ -88,7 +89,8 @@ absl::StatusOr<std::optional<JournalRecord>> DecodeJournal(
 absl::StatusOr<std::optional<JournalRecord>> Journal::Read(
     Vfs& vfs, absl::string_view directory) {
   const std::string path = JoinPath(std::string(directory), kJournalFile);
-  absl::StatusOr<std::string> bytes = ReadFileToString(vfs, path);
+  absl::StatusOr<std::string> bytes =
+      ReadMetadataFile(vfs, path, kMaxJournalBytes);
   if (absl::IsNotFound(bytes.status())) {
     return std::optional<JournalRecord>();
   }

@@ -16,6 +16,7 @@
 #include "loaderx/spi/status_macros.h"
 #include "src/checksum.h"
 #include "src/creation_site.h"
+#include "src/metadata_file.h"
 #include "src/record_engine.h"
 
 namespace loaderx {
@@ -57,6 +58,11 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Create(
     Vfs& vfs, absl::string_view directory, const RecordEngineOptions& options) {
   // Everything about the request is checked before anything is written.
   LOADERX_RETURN_IF_ERROR(ValidatePath(directory));
+  if (options.codec_options.dictionary.size() > kMaxDictionaryBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a dictionary of ", options.codec_options.dictionary.size(),
+        " bytes; dict.zr holds at most ", kMaxDictionaryBytes));
+  }
   LOADERX_ASSIGN_OR_RETURN(std::unique_ptr<Codec> codec,
                            CreateCodec(options.codec, options.codec_options));
   const std::string dir(directory);

@@ -11,6 +11,7 @@
 #include "loaderx/spi/status_macros.h"
 #include "src/compaction_plan.h"
 #include "src/index_check.h"
+#include "src/metadata_file.h"
 #include "src/record_engine.h"
 
 namespace loaderx {
@@ -70,6 +71,13 @@ absl::Status RecordEngine::Delete(absl::Span<const uint64_t> indices) {
 }
 
 absl::Status RecordEngine::Journaled(const JournalRecord& record) {
+  // journal.lx's bound (`metadata_file.h`), before anything is written.
+  if (record.entries.size() > kMaxJournalEntries) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "this step moves ", record.entries.size(),
+        " records; one step moves at most ", kMaxJournalEntries,
+        " (journal.lx's bound): delete in smaller calls"));
+  }
   if (journal_ == nullptr) {
     journal_ = std::make_unique<Journal>(files_->vfs(), files_->directory());
   }

@@ -14,6 +14,7 @@
 #include "loaderx/spi/path.h"
 #include "loaderx/spi/status_macros.h"
 #include "src/checksum.h"
+#include "src/metadata_file.h"
 #include "src/record_engine.h"
 #include "src/record_table.h"
 
@@ -53,7 +54,7 @@ absl::StatusOr<std::unique_ptr<Codec>> LoadCodec(
   LOADERX_ASSIGN_OR_RETURN(bool has_dictionary, vfs.Exists(dictionary_path));
   if (has_dictionary) {
     LOADERX_ASSIGN_OR_RETURN(options.dictionary,
-                             ReadFileToString(vfs, dictionary_path));
+                             ReadMetadataFile(vfs, dictionary_path, kMaxDictionaryBytes));
     if (dictionary_checksum.has_value() &&
         Checksum(options.dictionary) != *dictionary_checksum) {
       return absl::DataLossError(absl::StrCat(
@@ -353,7 +354,8 @@ absl::Status RecordEngine::Adopt(bool clear_journal) {
     if (has_dictionary) {
       LOADERX_ASSIGN_OR_RETURN(
           std::string dictionary,
-          ReadFileToString(files_->vfs(), dictionary_path));
+          ReadMetadataFile(files_->vfs(), dictionary_path,
+                           kMaxDictionaryBytes));
       state.dictionary_checksum = Checksum(dictionary);
     }
     LOADERX_ASSIGN_OR_RETURN(

@@ -16,6 +16,7 @@
 #include "src/checksum.h"
 #include "src/creation_site.h"
 #include "src/index_check.h"
+#include "src/metadata_file.h"
 #include "src/mix64.h"
 #include "src/record_engine.h"
 #include "src/record_layout.h"
@@ -134,7 +135,7 @@ absl::StatusOr<Found> Probe(Vfs& vfs, absl::string_view path,
   const std::string header_path = JoinPath(path, kTypedHeaderFile);
   if (typed == TypedHeaderFile::kPresent) {
     LOADERX_ASSIGN_OR_RETURN(std::string bytes,
-                             ReadFileToString(vfs, header_path));
+                             ReadMetadataFile(vfs, header_path, kMaxTypedHeaderBytes));
     LOADERX_ASSIGN_OR_RETURN(TypedHeader header,
                              DecodeTypedHeader(bytes, header_path));
     LOADERX_ASSIGN_OR_RETURN(auto owner, OwnerOf(header, header_path));
@@ -149,7 +150,7 @@ absl::StatusOr<Found> Probe(Vfs& vfs, absl::string_view path,
       return Found::kUnfinished;
     }
     LOADERX_ASSIGN_OR_RETURN(std::string bytes,
-                             ReadFileToString(vfs, header_path));
+                             ReadMetadataFile(vfs, header_path, kMaxTypedHeaderBytes));
     return DecodeTypedHeader(bytes, header_path).status();
   }
   // No store.zr, or no directory at all (a file used as one).
@@ -215,6 +216,11 @@ absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::Create(
   LOADERX_ASSIGN_OR_RETURN(auto owner, FindTypedOwner(kind));
   LOADERX_ASSIGN_OR_RETURN(std::string encoded,
                            owner->EncodeIdentity(identity));
+  if (encoded.size() > kMaxIdentityBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the type identity encodes to ", encoded.size(),
+        " bytes; store.zr holds at most ", kMaxIdentityBytes));
+  }
   LOADERX_ASSIGN_OR_RETURN(RecordGeometry geometry,
                            GeometryOf(*owner, identity));
   TypedHeader header;
@@ -274,7 +280,7 @@ absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::OpenOfKind(
   LOADERX_ASSIGN_OR_RETURN(
       auto engine, RecordEngine::Open(vfs, path, EngineOptions(options)));
   const std::string header_path = JoinPath(path, kTypedHeaderFile);
-  absl::StatusOr<std::string> bytes = ReadFileToString(vfs, header_path);
+  absl::StatusOr<std::string> bytes = ReadMetadataFile(vfs, header_path, kMaxTypedHeaderBytes);
   if (absl::IsNotFound(bytes.status())) {
     return absl::DataLossError(absl::StrCat(
         header_path, " is missing: the store's creation did not finish"));

@@ -9,12 +9,14 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "loaderx/dense_store.h"
 #include "loaderx/error_code.h"
 #include "loaderx/ragged_store.h"
 #include "loaderx/vfs_registry.h"
+#include "src/metadata_file.h"
 #include "src/shape_record.h"
 #include "src/typed_header.h"
 #include "tests/status_testing.h"
@@ -177,6 +179,40 @@ TEST_F(TypedStoreTest, MissingOrDamagedTypedHeaderIsDataLoss) {
   EXPECT_EQ(missing.code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(ErrorCodeOf(missing), ErrorCode::kBadFormat);
   EXPECT_THAT(missing.message(), HasSubstr("unfinished creation at /data/r"));
+}
+
+// Metadata files have documented maxima (`src/metadata_file.h`): over one
+// is DataLoss naming the file and the limit, checked before reading it;
+// `Create` refuses what would make one.
+TEST_F(TypedStoreTest, MetadataOverItsBoundIsRefusedUnread) {
+  StoreOptions options;
+  options.codec = "zstd_dict";
+  options.dictionary = std::string(kMaxDictionaryBytes + 1, 'd');
+  EXPECT_STATUS_CODE(RaggedStore::Create(*vfs_, "/data/big", kI4, options),
+                     absl::StatusCode::kInvalidArgument);
+  ASSERT_OK_AND_ASSIGN(bool exists, vfs_->Exists("/data/big"));
+  EXPECT_FALSE(exists);
+
+  options.dictionary = std::string(4096, 'd');
+  { ASSERT_OK(RaggedStore::Create(*vfs_, "/data/r", kI4, options).status()); }
+  for (const auto& [file, limit] :
+       {std::pair<std::string, uint64_t>{"store.zr", kMaxTypedHeaderBytes},
+        {"dict.zr", kMaxDictionaryBytes}}) {
+    SCOPED_TRACE(file);
+    const std::string path = "/data/r/" + file;
+    ASSERT_OK_AND_ASSIGN(std::string bytes, ReadFileToString(*vfs_, path));
+    {
+      ASSERT_OK_AND_ASSIGN(auto handle, vfs_->Open(path, OpenMode::kReadWrite));
+      ASSERT_OK(handle->Truncate(limit + 1));
+    }
+    const absl::Status opened = RaggedStore::Open(*vfs_, "/data/r").status();
+    EXPECT_EQ(opened.code(), absl::StatusCode::kDataLoss) << opened;
+    EXPECT_THAT(opened.message(), HasSubstr(file));
+    EXPECT_THAT(opened.message(), HasSubstr(absl::StrCat("at most ", limit)));
+    ASSERT_OK(WriteStringToFile(*vfs_, path, bytes));
+  }
+  ASSERT_OK_AND_ASSIGN(auto store, RaggedStore::Open(*vfs_, "/data/r"));
+  EXPECT_EQ(store->size(), 0u);
 }
 
 TEST_F(TypedStoreTest, TypedHeaderBytesFollowTheLayout) {

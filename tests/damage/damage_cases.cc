@@ -338,6 +338,19 @@ void AddDirectoryCases(CaseList& cases) {
             });
 }
 
+// A metadata file grown to 1 GiB and to 8 GiB (sparse, its bytes in front,
+// so it still starts as itself): a reader that allocates the file's size
+// hits the probe's memory cap; a bounded one refuses it
+// (`src/metadata_file.h`).
+void AddHugeCases(CaseList& cases, const std::string& file) {
+  for (uint64_t gib : {uint64_t{1}, uint64_t{8}}) {
+    cases.Add("huge", absl::StrCat(file, " grown to ", gib, " GiB (sparse)"),
+              [file, gib](const std::string& dir, const std::string&) {
+                return GrowSparseKeepingTimes(dir + "/" + file, gib << 30);
+              });
+  }
+}
+
 }  // namespace
 
 std::vector<DamageCase> DamageCases(const std::string& kind,
@@ -377,6 +390,10 @@ std::vector<DamageCase> DamageCases(const std::string& kind,
     }
     if (file == sf::ChunkFileName(0)) cuts = record_starts;
     AddShapeCases(cases, file, size, cuts);
+    if (file == sf::kTypedHeaderFile || file == sf::kDictionaryFile ||
+        file == sf::kHeaderFile || file == kJournalFile) {
+      AddHugeCases(cases, file);
+    }
     AddFileTypeCases(cases, file);
   }
   AddDirectoryCases(cases);

@@ -19,6 +19,8 @@
 //              CAP_DAC_OVERRIDE, so this holds for root too)
 //   directory  the store directory read-only, unreadable, a symlink to a
 //              copy, replaced by a file
+//   huge       store.zr, dict.zr, meta.zr and journal.lx grown to 1 GiB and
+//              8 GiB (sparse, their bytes in front)
 //
 // In-place changes keep the file's modification time: damage, unlike a
 // program writing the store, does not touch it.

@@ -120,4 +120,13 @@ absl::Status RewriteKeepingTimes(const std::string& path,
   return SetTimes(path, st);
 }
 
+absl::Status GrowSparseKeepingTimes(const std::string& path, uint64_t size) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return Errno("stat", path);
+  if (::truncate(path.c_str(), static_cast<off_t>(size)) != 0) {
+    return Errno("truncate", path);
+  }
+  return SetTimes(path, st);
+}
+
 }  // namespace loaderx::damage

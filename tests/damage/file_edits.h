@@ -39,6 +39,10 @@ absl::Status WriteBytes(const std::string& path, absl::string_view bytes);
 absl::Status RewriteKeepingTimes(const std::string& path,
                                  absl::string_view bytes);
 
+// Extends `path` to `size` bytes with a hole (no disk space used), its
+// bytes kept in front, keeping its times.
+absl::Status GrowSparseKeepingTimes(const std::string& path, uint64_t size);
+
 }  // namespace loaderx::damage
 
 #endif  // LOADERX_TESTS_DAMAGE_FILE_EDITS_H_
