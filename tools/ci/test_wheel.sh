@@ -12,6 +12,8 @@
 #                  of tests/wheel/installed_test.py (pytest) run there, and
 #                  `mypy --strict` (from PyPI) checks tests/wheel/
 #                  typed_usage.py against the installed package
+#   py313-abi3     the same wheel in a venv of CPython 3.13 (tools/ci/
+#                  pythons.sh's, with its numpy 2): quick start and checks
 #   pip-install    `pip install .` from the clone into a fresh venv of
 #                  Debian's python3, then the same checks
 #
@@ -184,6 +186,20 @@ typing_check() {
     --python-executable "$work/venv-numpy$numpy/bin/python" "$root/tests/wheel/typed_usage.py"
 }
 
+# The same abi3 wheel on CPython 3.13 (tools/ci/pythons.sh's, whose numpy
+# and pytest the venv sees): one wheel for 3.11 and later.
+py313_abi3() {
+  local python="${LOADERX_CACHE:-/var/tmp/loaderx-cache}/python/3.13/bin/python3"
+  "$python" -m venv --system-site-packages --without-pip "$work/venv-py313"
+  # The interpreter's own pip (seen through the system site packages): the
+  # tools' pip is older than 3.13.
+  "$work/venv-py313/bin/python" -m pip install -q --no-index --no-deps \
+    "$(ls "$work/dist"/*.whl)"
+  cd "$work"
+  "$work/venv-py313/bin/python" "$root/tools/examples/quickstart.py" "$work/quickstart-py313"
+  installed_checks "$work/venv-py313" 2 py313-abi3
+}
+
 pip_install_dot() {
   fresh_venv "$work/venv-pip" "$first_python" 2 --pip
   "$work/venv-pip/bin/pip" install .
@@ -202,6 +218,7 @@ if ((case_failed == 0)); then
     run_case wheel "numpy$numpy-checks" checks
     run_case wheel "numpy$numpy-typing" typing_check
   done
+  run_case wheel py313-abi3 py313_abi3
   run_case wheel pip-install pip_install_dot
 fi
 
