@@ -276,6 +276,11 @@ void FaultVfs::CutPowerAfter(int64_t calls) {
   power_cut_at_ = calls < 0 ? -1 : mutating_calls_ + calls;
 }
 
+void FaultVfs::set_on_power_cut(std::function<void()> action) {
+  std::lock_guard lock(mu_);
+  on_power_cut_ = std::move(action);
+}
+
 int64_t FaultVfs::MutatingCalls() const {
   std::lock_guard lock(mu_);
   return mutating_calls_;
@@ -299,6 +304,7 @@ absl::Status FaultVfs::MaybeFail(VfsOp op, absl::string_view path,
   ++calls_[op];
   paths_called_[op].emplace(path);
   if (power_cut_at_ >= 0 && mutating_calls_ >= power_cut_at_) {
+    if (on_power_cut_) std::exchange(on_power_cut_, nullptr)();
     return absl::UnavailableError(absl::StrCat(
         "simulated power cut: ", VfsOpName(op), " ", path, " never happened"));
   }
@@ -350,10 +356,13 @@ absl::StatusOr<std::unique_ptr<VfsFile>> FaultVfs::Open(absl::string_view path,
                                                         OpenMode mode) {
   const bool creating =
       mode == OpenMode::kCreate || mode == OpenMode::kCreateExclusive;
-  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kOpen, path, creating));
+  // The writable check first: once the creating open is counted, the
+  // file is created, even when that open is the last call a power cut
+  // lets through (a kill right after it leaves an empty file).
   if (mode != OpenMode::kReadOnly) {
     LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kOpenWritable, path));
   }
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kOpen, path, creating));
   bool created = mode == OpenMode::kCreateExclusive;
   if (mode == OpenMode::kCreate) {
     LOADERX_ASSIGN_OR_RETURN(const bool exists, target().Exists(path));
@@ -459,6 +468,8 @@ absl::Status FaultVfs::SimulateCrash(CrashMode mode, uint64_t seed) {
       handle->base.reset();
     }
   }
+  // A killed process loses nothing the kernel accepted.
+  if (mode == CrashMode::kKillProcess) return absl::OkStatus();
   for (const auto& [path, durability] : tracked) {
     if (!durability->entry_durable) {
       absl::Status removed = target().Remove(path);
