@@ -125,11 +125,10 @@ absl::Status CheckGarbledCreation(Vfs& vfs, const std::string& dir,
 
 }  // namespace
 
-absl::StatusOr<TypedHeaderFile> InspectTypedHeaderFile(
-    Vfs& vfs, const std::string& dir) {
-  absl::StatusOr<std::unique_ptr<VfsFile>> file =
-      vfs.Open(JoinPath(dir, store_format::kTypedHeaderFile),
-               OpenMode::kReadOnly);
+absl::StatusOr<TypedHeaderFile> InspectTypedHeaderFile(Vfs& vfs,
+                                                       const std::string& dir) {
+  absl::StatusOr<std::unique_ptr<VfsFile>> file = vfs.Open(
+      JoinPath(dir, store_format::kTypedHeaderFile), OpenMode::kReadOnly);
   if (absl::IsNotFound(file.status()) ||
       absl::IsFailedPrecondition(file.status())) {
     return TypedHeaderFile::kMissing;
@@ -141,8 +140,7 @@ absl::StatusOr<TypedHeaderFile> InspectTypedHeaderFile(
   }
   char magic[sizeof(store_format::kTypedHeaderMagic)];
   LOADERX_RETURN_IF_ERROR((*file)->ReadAt(0, absl::MakeSpan(magic)));
-  return std::memcmp(magic, store_format::kTypedHeaderMagic, sizeof(magic)) ==
-                 0
+  return std::memcmp(magic, store_format::kTypedHeaderMagic, sizeof(magic)) == 0
              ? TypedHeaderFile::kPresent
              : TypedHeaderFile::kLeftover;
 }

@@ -94,7 +94,8 @@ absl::StatusOr<RecordGeometry> GeometryOf(const TypedOwner& owner,
 absl::Status UnfinishedCreationError(absl::string_view path,
                                      TypedHeaderFile typed) {
   return absl::DataLossError(absl::StrCat(
-      "unfinished creation at ", path, ": the store's creation did not finish (",
+      "unfinished creation at ", path,
+      ": the store's creation did not finish (",
       typed == TypedHeaderFile::kMissing
           ? "meta.zr but no store.zr"
           : "a store.zr that was never written whole",

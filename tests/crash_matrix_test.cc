@@ -232,11 +232,11 @@ class CrashMatrixTest
   void RunPoint(const Scenario& scenario, const std::string& fault,
                 const std::function<void(FaultVfs&)>& arm, uint64_t seed,
                 FaultVfs::CrashMode mode) {
-    SCOPED_TRACE(absl::StrCat(
-        scenario.name, ", ", fault, ", ",
-        mode == FaultVfs::CrashMode::kDropUnsynced    ? "drop"
-        : mode == FaultVfs::CrashMode::kGarbleUnsynced ? "garble"
-                                                       : "kill"));
+    SCOPED_TRACE(
+        absl::StrCat(scenario.name, ", ", fault, ", ",
+                     mode == FaultVfs::CrashMode::kDropUnsynced     ? "drop"
+                     : mode == FaultVfs::CrashMode::kGarbleUnsynced ? "garble"
+                                                                    : "kill"));
     auto memory = CreateVfs("memory");
     ASSERT_OK(memory.status());
     FaultVfs vfs(memory->get());

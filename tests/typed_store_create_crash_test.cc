@@ -23,8 +23,8 @@
 #include "gtest/gtest.h"
 #include "loaderx/dense_store.h"
 #include "loaderx/dtype.h"
-#include "loaderx/typed_store.h"
 #include "loaderx/spi/status_macros.h"
+#include "loaderx/typed_store.h"
 #include "loaderx/vfs_registry.h"
 #include "tests/status_testing.h"
 #include "vfs/fault/fault_vfs.h"
@@ -153,9 +153,9 @@ TEST(TypedStoreCreateCrashTest, EveryPowerCutInATakeoverLeavesOneToo) {
 // other kind and codec) takes it over. Adds the kill points to `points`.
 void EveryKill(absl::string_view kind, absl::string_view codec,
                const Setup& setup, int& points) {
-  const TypeIdentity identity{DType::Simple("<u4"),
-                              kind == "dense" ? std::vector<uint64_t>{2}
-                                              : std::vector<uint64_t>{}};
+  const TypeIdentity identity{
+      DType::Simple("<u4"),
+      kind == "dense" ? std::vector<uint64_t>{2} : std::vector<uint64_t>{}};
   StoreOptions options;
   options.codec = std::string(codec);
   if (codec == "zstd_dict") options.dictionary = std::string(256, 'd');
@@ -223,9 +223,10 @@ TEST(TypedStoreCreateCrashTest, EveryKillOfEveryKindAndCodecLeavesOneToo) {
       if (testing::Test::HasFatalFailure()) return;
     }
   }
-  std::printf("typed store creation: %d kill points, every one reopened or "
-              "created again\n",
-              points);
+  std::printf(
+      "typed store creation: %d kill points, every one reopened or "
+      "created again\n",
+      points);
 }
 
 // The creation's order-free syncs overlapped, as on a real filesystem: any

@@ -323,9 +323,8 @@ void ExpectOpenSaysUnfinished(Vfs& vfs, const Contents& before,
   };
   for (const absl::Status& status : statuses) {
     EXPECT_TRUE(absl::IsDataLoss(status)) << status;
-    EXPECT_TRUE(absl::StrContains(status.message(),
-                                  absl::StrCat("unfinished creation at ",
-                                               kStore)))
+    EXPECT_TRUE(absl::StrContains(
+        status.message(), absl::StrCat("unfinished creation at ", kStore)))
         << status;
     EXPECT_TRUE(absl::StrContains(status.message(), "Create the store again"))
         << status;
@@ -388,9 +387,9 @@ TEST_F(UnfinishedCreationTest, ItIsTakenOverByAnotherKindAndCodec) {
   Put("store.zr", "");
   StoreOptions options;
   options.codec = "zstd";
-  ASSERT_OK_AND_ASSIGN(
-      auto store, TypedStore::Create(*vfs_, kStore, "ragged",
-                                     {DType::Simple("<i2"), {}}, options));
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       TypedStore::Create(*vfs_, kStore, "ragged",
+                                          {DType::Simple("<i2"), {}}, options));
   EXPECT_EQ(store->kind(), "ragged");
   EXPECT_EQ(store->codec(), "zstd");
 }

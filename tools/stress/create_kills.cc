@@ -40,8 +40,7 @@ StoreOptions OptionsOf(absl::string_view codec) {
 
 absl::Status CreateThrough(Vfs& vfs, const CreateKill& kill) {
   return TypedStore::Create(vfs, kill.path, kill.kind,
-                            IdentityOf(kill.kind, "<u4"),
-                            OptionsOf(kill.codec))
+                            IdentityOf(kill.kind, "<u4"), OptionsOf(kill.codec))
       .status();
 }
 
@@ -142,8 +141,8 @@ absl::Status RunCreateKills(const std::string& dir, const char* self) {
           const std::string kind_flag = absl::StrCat("--kind=", kind);
           const std::string codec_flag = absl::StrCat("--codec=", codec);
           const std::string at_flag = absl::StrCat("--kill_at=", at);
-          ::execl(self, self, "--create_child", path.c_str(),
-                  kind_flag.c_str(), codec_flag.c_str(), at_flag.c_str(),
+          ::execl(self, self, "--create_child", path.c_str(), kind_flag.c_str(),
+                  codec_flag.c_str(), at_flag.c_str(),
                   static_cast<char*>(nullptr));
           std::_Exit(127);
         }

@@ -22,9 +22,9 @@ namespace loaderx {
 
 // What a create child does (`RunCreateChild`).
 struct CreateKill {
-  std::string path;   // The store to create.
-  std::string kind;   // "dense" or "ragged".
-  std::string codec;  // "raw", "zstd" or "zstd_dict".
+  std::string path;      // The store to create.
+  std::string kind;      // "dense" or "ragged".
+  std::string codec;     // "raw", "zstd" or "zstd_dict".
   int64_t kill_at = -1;  // SIGKILL before this mutating call (0-based).
 };
 

@@ -51,8 +51,8 @@ TEST(KillLoopTest, EveryKilledCreationCanBeCreatedAgain) {
   const std::string dir = TestTempDir() + "/kill_loop_create";
   ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str()), 0);
   int status = 0;
-  const std::string output =
-      RunCommand(std::string(tool) + " --create --dir=" + dir + " 2>&1", status);
+  const std::string output = RunCommand(
+      std::string(tool) + " --create --dir=" + dir + " 2>&1", status);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << output;
   EXPECT_THAT(output, testing::ContainsRegex("kill loop \\(create\\): [0-9]+ "
                                              "kill points"))

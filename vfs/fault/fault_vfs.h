@@ -218,7 +218,7 @@ class FaultVfs final : public Vfs {
   std::map<VfsOp, std::set<std::string>> paths_called_;  // Guarded by `mu_`.
   bool concurrent_syncs_ = false;                        // Guarded by `mu_`.
   int64_t mutating_calls_ = 0;                           // Guarded by `mu_`.
-  int64_t power_cut_at_ = -1;  // Guarded by `mu_`; -1: none.
+  int64_t power_cut_at_ = -1;           // Guarded by `mu_`; -1: none.
   std::function<void()> on_power_cut_;  // Guarded by `mu_`.
   std::map<std::string, uint64_t> reverted_stamps_;  // Guarded by `mu_`.
   // Files written through this VFS, by current path.
