@@ -28,8 +28,7 @@ TEST(MetadataFileTest, AFileOverItsBoundIsDataLossNamingFileAndLimit) {
   EXPECT_TRUE(absl::IsDataLoss(status)) << status;
   EXPECT_TRUE(absl::StrContains(status.message(), "/dir.zr has 10 bytes"))
       << status;
-  EXPECT_TRUE(absl::StrContains(status.message(), "at most 9 bytes"))
-      << status;
+  EXPECT_TRUE(absl::StrContains(status.message(), "at most 9 bytes")) << status;
 }
 
 TEST(MetadataFileTest, AMissingFileIsNotFound) {

@@ -73,10 +73,10 @@ absl::Status RecordEngine::Delete(absl::Span<const uint64_t> indices) {
 absl::Status RecordEngine::Journaled(const JournalRecord& record) {
   // journal.lx's bound (`metadata_file.h`), before anything is written.
   if (record.entries.size() > kMaxJournalEntries) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "this step moves ", record.entries.size(),
-        " records; one step moves at most ", kMaxJournalEntries,
-        " (journal.lx's bound): delete in smaller calls"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("this step moves ", record.entries.size(),
+                     " records; one step moves at most ", kMaxJournalEntries,
+                     " (journal.lx's bound): delete in smaller calls"));
   }
   if (journal_ == nullptr) {
     journal_ = std::make_unique<Journal>(files_->vfs(), files_->directory());

@@ -53,8 +53,9 @@ absl::StatusOr<std::unique_ptr<Codec>> LoadCodec(
   CodecOptions options;
   LOADERX_ASSIGN_OR_RETURN(bool has_dictionary, vfs.Exists(dictionary_path));
   if (has_dictionary) {
-    LOADERX_ASSIGN_OR_RETURN(options.dictionary,
-                             ReadMetadataFile(vfs, dictionary_path, kMaxDictionaryBytes));
+    LOADERX_ASSIGN_OR_RETURN(
+        options.dictionary,
+        ReadMetadataFile(vfs, dictionary_path, kMaxDictionaryBytes));
     if (dictionary_checksum.has_value() &&
         Checksum(options.dictionary) != *dictionary_checksum) {
       return absl::DataLossError(absl::StrCat(
@@ -352,10 +353,9 @@ absl::Status RecordEngine::Adopt(bool clear_journal) {
     LOADERX_ASSIGN_OR_RETURN(const bool has_dictionary,
                              files_->vfs().Exists(dictionary_path));
     if (has_dictionary) {
-      LOADERX_ASSIGN_OR_RETURN(
-          std::string dictionary,
-          ReadMetadataFile(files_->vfs(), dictionary_path,
-                           kMaxDictionaryBytes));
+      LOADERX_ASSIGN_OR_RETURN(std::string dictionary,
+                               ReadMetadataFile(files_->vfs(), dictionary_path,
+                                                kMaxDictionaryBytes));
       state.dictionary_checksum = Checksum(dictionary);
     }
     LOADERX_ASSIGN_OR_RETURN(

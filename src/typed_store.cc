@@ -135,8 +135,9 @@ absl::StatusOr<Found> Probe(Vfs& vfs, absl::string_view path,
                            InspectTypedHeaderFile(vfs, dir));
   const std::string header_path = JoinPath(path, kTypedHeaderFile);
   if (typed == TypedHeaderFile::kPresent) {
-    LOADERX_ASSIGN_OR_RETURN(std::string bytes,
-                             ReadMetadataFile(vfs, header_path, kMaxTypedHeaderBytes));
+    LOADERX_ASSIGN_OR_RETURN(
+        std::string bytes,
+        ReadMetadataFile(vfs, header_path, kMaxTypedHeaderBytes));
     LOADERX_ASSIGN_OR_RETURN(TypedHeader header,
                              DecodeTypedHeader(bytes, header_path));
     LOADERX_ASSIGN_OR_RETURN(auto owner, OwnerOf(header, header_path));
@@ -150,8 +151,9 @@ absl::StatusOr<Found> Probe(Vfs& vfs, absl::string_view path,
     if (site.ok() && *site == CreationSite::kUnfinished) {
       return Found::kUnfinished;
     }
-    LOADERX_ASSIGN_OR_RETURN(std::string bytes,
-                             ReadMetadataFile(vfs, header_path, kMaxTypedHeaderBytes));
+    LOADERX_ASSIGN_OR_RETURN(
+        std::string bytes,
+        ReadMetadataFile(vfs, header_path, kMaxTypedHeaderBytes));
     return DecodeTypedHeader(bytes, header_path).status();
   }
   // No store.zr, or no directory at all (a file used as one).
@@ -218,9 +220,9 @@ absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::Create(
   LOADERX_ASSIGN_OR_RETURN(std::string encoded,
                            owner->EncodeIdentity(identity));
   if (encoded.size() > kMaxIdentityBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the type identity encodes to ", encoded.size(),
-        " bytes; store.zr holds at most ", kMaxIdentityBytes));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the type identity encodes to ", encoded.size(),
+                     " bytes; store.zr holds at most ", kMaxIdentityBytes));
   }
   LOADERX_ASSIGN_OR_RETURN(RecordGeometry geometry,
                            GeometryOf(*owner, identity));
@@ -281,7 +283,8 @@ absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::OpenOfKind(
   LOADERX_ASSIGN_OR_RETURN(
       auto engine, RecordEngine::Open(vfs, path, EngineOptions(options)));
   const std::string header_path = JoinPath(path, kTypedHeaderFile);
-  absl::StatusOr<std::string> bytes = ReadMetadataFile(vfs, header_path, kMaxTypedHeaderBytes);
+  absl::StatusOr<std::string> bytes =
+      ReadMetadataFile(vfs, header_path, kMaxTypedHeaderBytes);
   if (absl::IsNotFound(bytes.status())) {
     return absl::DataLossError(absl::StrCat(
         header_path, " is missing: the store's creation did not finish"));

@@ -37,7 +37,7 @@ struct CatalogueResult {
 };
 
 struct CatalogueLimits {
-  int seconds = 20;                     // per case
+  int seconds = 20;  // per case
   // RLIMIT_AS per case: 1 GiB, so that reading a 1 GiB metadata file whole
   // (the "huge" group) is a MEMORY CAP, not a success.
   uint64_t address_space = 1ull << 30;
