@@ -19,6 +19,8 @@ loaderx's own. A program or test depends on it instead of `//swig:python`,
 never on both: two `loaderx` packages cannot be imported into one process.
 """
 
+load("@python_headers//:defs.bzl", "PYTHON_EXTENSION_COPTS")
+
 def _package_sources_impl(ctx):
     outputs = []
     for source in ctx.files.srcs:
@@ -62,7 +64,7 @@ def loaderx_python_package(name, plugins, **kwargs):
     native.cc_binary(
         name = directory + "/_loaderx_native.so",
         srcs = [Label("//swig:python_wrap.cxx")],
-        copts = ["-std=c++20", "-w"],
+        copts = ["-std=c++20", "-w"] + PYTHON_EXTENSION_COPTS,
         linkshared = 1,
         deps = [
             Label("//swig:binding"),

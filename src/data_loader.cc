@@ -10,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "loaderx/spi/status_macros.h"
+#include "src/checksum.h"
+#include "src/mix64.h"
 #include "src/loader_pipeline.h"
 
 namespace loaderx {
@@ -66,6 +68,21 @@ absl::Status CheckStreams(const std::vector<NamedStream>& streams) {
   return absl::OkStatus();
 }
 
+// Every stream's name, type and fingerprint, and the length, in one number
+// (order matters: it is the batch's order).
+uint64_t DatasetFingerprint(const std::vector<NamedStream>& streams) {
+  uint64_t hash = Mix64(streams.front().stream->size());
+  for (const NamedStream& named : streams) {
+    const StreamType& type = named.stream->type();
+    uint64_t shape = Checksum(DTypeToString(type.dtype));
+    for (uint64_t dimension : type.item_shape) shape = Mix(shape, dimension, 1);
+    hash = Mix(hash, Checksum(named.name), 2);
+    hash = Mix(hash, shape ^ static_cast<uint64_t>(type.kind), 3);
+    hash = Mix(hash, named.stream->fingerprint(), 4);
+  }
+  return hash;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<DataLoader>> DataLoader::Create(
@@ -81,9 +98,9 @@ absl::StatusOr<std::unique_ptr<DataLoader>> DataLoader::Create(
                      "got ",
                      options.max_concurrent_gathers));
   }
-  absl::StatusOr<Sampler> sampler =
-      Sampler::Create(streams.front().stream->size(), options.batch_size,
-                      options.mode, options.seed);
+  absl::StatusOr<Sampler> sampler = Sampler::Create(
+      streams.front().stream->size(), options.batch_size, options.mode,
+      options.seed, SamplerShard{options.rank, options.world_size});
   if (!sampler.ok()) {
     return absl::Status(
         sampler.status().code(),
@@ -100,6 +117,7 @@ absl::StatusOr<std::unique_ptr<DataLoader>> DataLoader::Create(
   resolved.max_concurrent_gathers =
       std::min(resolved.max_concurrent_gathers, resolved.prefetch);
 
+  const uint64_t fingerprint = DatasetFingerprint(streams);
   std::vector<StreamSpec> specs;
   std::vector<std::shared_ptr<const StreamSpec>> shared_specs;
   std::vector<std::shared_ptr<const LoaderStream>> sources;
@@ -113,17 +131,33 @@ absl::StatusOr<std::unique_ptr<DataLoader>> DataLoader::Create(
       *resolved.thread_pool, resolved);
   return std::unique_ptr<DataLoader>(
       new DataLoader(*std::move(sampler), std::move(specs), std::move(resolved),
-                     std::move(pipeline)));
+                     std::move(pipeline), fingerprint));
 }
 
 DataLoader::DataLoader(Sampler sampler, std::vector<StreamSpec> specs,
                        DataLoaderOptions options,
-                       std::shared_ptr<LoaderPipeline> pipeline)
+                       std::shared_ptr<LoaderPipeline> pipeline,
+                       uint64_t fingerprint)
     : sampler_(std::move(sampler)),
       specs_(std::move(specs)),
       options_(std::move(options)),
       pipeline_(std::move(pipeline)),
-      step_(sampler_.step()) {}
+      step_(sampler_.step()),
+      fingerprint_(fingerprint) {}
+
+LoaderState DataLoader::state() const {
+  return LoaderState{step_,
+                     sampler_.seed(),
+                     sampler_.mode(),
+                     sampler_.batch_size(),
+                     sampler_.length(),
+                     fingerprint_};
+}
+
+absl::Status DataLoader::Restore(const LoaderState& saved) {
+  LOADERX_RETURN_IF_ERROR(CheckResumable(saved, state()));
+  return Seek(saved.step);
+}
 
 DataLoader::~DataLoader() { Close(); }
 

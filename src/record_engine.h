@@ -190,6 +190,11 @@ class RecordEngine {
   // chunk_bytes = the frontier's address, tail_chunk * 2^32 + tail_offset
   // (the reference's measure); reclaimable = chunk_bytes - live_bytes.
   absl::StatusOr<StoreStats> Stats() const;
+  // One number for the committed state (length, frontier, the last
+  // record's table entry and checksum): changes with any append, delete or
+  // compaction. O(1). For loader states and store sets, which must notice
+  // a store that is not the one they were made from.
+  absl::StatusOr<uint64_t> Fingerprint() const;
 
   // Reclaims the bytes deleted records left behind: first validates every
   // table entry (DataLoss naming the record for one outside its chunk or

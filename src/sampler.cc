@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -12,40 +13,73 @@
 #include "src/sfc64.h"
 
 namespace loaderx {
+namespace {
 
-absl::StatusOr<Sampler> Sampler::Create(uint64_t length, uint64_t batch_size,
-                                        SamplerMode mode, uint64_t seed) {
-  if (length == 0 || batch_size == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("sampler: length (", length, ") and batch size (",
-                     batch_size, ") must both be positive"));
-  }
+bool KnownMode(SamplerMode mode) {
   switch (mode) {
     case SamplerMode::kSequential:
     case SamplerMode::kIid:
     case SamplerMode::kCyclic:
     case SamplerMode::kIidKeyed:
-      return Sampler(length, batch_size, mode, seed);
+      return true;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "sampler: unknown mode ", static_cast<int>(mode),
-      "; modes: 0 (sequential), 1 (iid), 2 (cyclic), 3 (iid_keyed)"));
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<Sampler> Sampler::Create(uint64_t length, uint64_t batch_size,
+                                        SamplerMode mode, uint64_t seed) {
+  return Create(length, batch_size, mode, seed, SamplerShard{});
+}
+
+absl::StatusOr<Sampler> Sampler::Create(uint64_t length, uint64_t batch_size,
+                                        SamplerMode mode, uint64_t seed,
+                                        SamplerShard shard) {
+  if (length == 0 || batch_size == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sampler: length (", length, ") and batch size (",
+                     batch_size, ") must both be positive"));
+  }
+  if (!KnownMode(mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sampler: unknown mode ", static_cast<int>(mode),
+        "; modes: 0 (sequential), 1 (iid), 2 (cyclic), 3 (iid_keyed)"));
+  }
+  if (shard.world_size == 0 || shard.rank >= shard.world_size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sampler: rank ", shard.rank,
+                     " is outside a world of size ", shard.world_size));
+  }
+  if (batch_size % shard.world_size != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sampler: the world size (", shard.world_size,
+        ") must divide the global batch size (", batch_size,
+        "): every rank reads batch_size / world_size records of each step"));
+  }
+  return Sampler(length, batch_size, mode, seed, shard);
 }
 
 Sampler::Sampler(uint64_t length, uint64_t batch_size, SamplerMode mode,
-                 uint64_t seed)
+                 uint64_t seed, SamplerShard shard)
     : length_(length),
       batch_size_(batch_size),
       mode_(mode),
       seed_(seed),
+      shard_(shard),
       usable_(length >= batch_size ? length / batch_size * batch_size
                                    : length) {
   state_.generator = Sfc64(seed).ToWords();
 }
 
-uint64_t Sampler::batch_length() const {
+uint64_t Sampler::global_batch_length() const {
   return mode_ == SamplerMode::kCyclic ? std::min(batch_size_, length_)
                                        : batch_size_;
+}
+
+uint64_t Sampler::batch_length() const {
+  if (shard_.world_size == 1) return global_batch_length();
+  return std::min(batch_size_ / shard_.world_size, global_batch_length());
 }
 
 uint64_t Sampler::batches_per_cycle() const {
@@ -67,7 +101,7 @@ absl::StatusOr<size_t> Sampler::Next(absl::Span<uint64_t> out) {
   if (absl::Status status = CheckDestination(out); !status.ok()) {
     return status;
   }
-  return FillBatch(state_, out);
+  return FillShard(state_, out);
 }
 
 absl::StatusOr<size_t> Sampler::Batch(uint64_t step,
@@ -77,7 +111,18 @@ absl::StatusOr<size_t> Sampler::Batch(uint64_t step,
   }
   State state = state_;
   SeekState(state, step);
-  return FillBatch(state, out);
+  return FillShard(state, out);
+}
+
+size_t Sampler::FillShard(State& state, absl::Span<uint64_t> out) const {
+  if (shard_.world_size == 1) return FillBatch(state, out);
+  std::vector<uint64_t> global(global_batch_length());
+  const size_t count = FillBatch(state, absl::MakeSpan(global));
+  const uint64_t slice = batch_size_ / shard_.world_size;
+  const size_t first = std::min<uint64_t>(shard_.rank * slice, count);
+  const size_t last = std::min<uint64_t>(first + slice, count);
+  std::copy(global.begin() + first, global.begin() + last, out.begin());
+  return last - first;
 }
 
 void Sampler::Seek(uint64_t step) { SeekState(state_, step); }

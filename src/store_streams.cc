@@ -17,11 +17,15 @@ namespace {
 // back in it).
 class TypedStoreStreamImpl final : public LoaderStream {
  public:
-  TypedStoreStreamImpl(std::shared_ptr<const TypedStore> store, StreamType type)
-      : store_(std::move(store)), type_(std::move(type)) {}
+  TypedStoreStreamImpl(std::shared_ptr<const TypedStore> store, StreamType type,
+                       uint64_t fingerprint)
+      : store_(std::move(store)),
+        type_(std::move(type)),
+        fingerprint_(fingerprint) {}
 
   const StreamType& type() const override { return type_; }
   uint64_t size() const override { return store_->size(); }
+  uint64_t fingerprint() const override { return fingerprint_; }
 
   absl::Status Gather(absl::Span<const uint64_t> indices,
                       StreamBatch& out) const override {
@@ -47,6 +51,7 @@ class TypedStoreStreamImpl final : public LoaderStream {
 
   const std::shared_ptr<const TypedStore> store_;
   const StreamType type_;
+  const uint64_t fingerprint_;
 };
 
 // `store`, not owned: the caller keeps it alive.
@@ -79,8 +84,9 @@ absl::StatusOr<std::unique_ptr<LoaderStream>> TypedStoreStream(
   } else {
     type.kind = StreamKind::kRagged;
   }
+  LOADERX_ASSIGN_OR_RETURN(const uint64_t fingerprint, store->Fingerprint());
   return std::make_unique<TypedStoreStreamImpl>(std::move(store),
-                                                std::move(type));
+                                                std::move(type), fingerprint);
 }
 
 absl::StatusOr<std::unique_ptr<LoaderStream>> DenseStoreStream(

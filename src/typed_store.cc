@@ -13,7 +13,9 @@
 #include "loaderx/spi/path.h"
 #include "loaderx/spi/status_macros.h"
 #include "loaderx/typed_owner_registry.h"
+#include "src/checksum.h"
 #include "src/index_check.h"
+#include "src/mix64.h"
 #include "src/record_engine.h"
 #include "src/record_layout.h"
 #include "src/shape_record.h"
@@ -480,6 +482,16 @@ absl::StatusOr<StoreStats> TypedStore::Stats() const {
   LOADERX_ASSIGN_OR_RETURN(StoreStats stats, engine_->Stats());
   stats.records /= layout_->group();
   return stats;
+}
+
+absl::StatusOr<uint64_t> TypedStore::Fingerprint() const {
+  const StoreAccessLock::Shared access(*access_);
+  LOADERX_ASSIGN_OR_RETURN(const uint64_t state, engine_->Fingerprint());
+  LOADERX_ASSIGN_OR_RETURN(const std::string identity,
+                           owner_->EncodeIdentity(identity_));
+  const std::string kind(owner_->kind());
+  return Mix(Checksum(kind) ^ Mix64(Checksum(identity)), state,
+             geometry_.record_width);
 }
 
 absl::Status TypedStore::Sync() {

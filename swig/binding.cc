@@ -102,13 +102,14 @@ absl::Span<uint64_t> IndexSpan(const Sampler& sampler, MutableBuffer out) {
 }  // namespace
 
 IndexSampler::IndexSampler(uint64_t length, uint64_t batch_size, int mode,
-                           uint64_t seed) {
+                           uint64_t seed, uint64_t rank, uint64_t world_size) {
   if (mode < 0 || mode > 255) {
     ThrowIfError(absl::InvalidArgumentError(
         absl::StrCat("sampler: unknown mode ", mode)));
   }
   sampler_ = std::make_unique<Sampler>(ValueOrThrow(Sampler::Create(
-      length, batch_size, static_cast<SamplerMode>(mode), seed)));
+      length, batch_size, static_cast<SamplerMode>(mode), seed,
+      SamplerShard{rank, world_size})));
 }
 
 IndexSampler::~IndexSampler() = default;
@@ -129,6 +130,8 @@ uint64_t IndexSampler::length() const { return sampler_->length(); }
 uint64_t IndexSampler::batch_size() const { return sampler_->batch_size(); }
 int IndexSampler::mode() const { return static_cast<int>(sampler_->mode()); }
 uint64_t IndexSampler::seed() const { return sampler_->seed(); }
+uint64_t IndexSampler::rank() const { return sampler_->rank(); }
+uint64_t IndexSampler::world_size() const { return sampler_->world_size(); }
 uint64_t IndexSampler::batches_per_cycle() const {
   return sampler_->batches_per_cycle();
 }

@@ -150,7 +150,10 @@ class Filesystem {
 // `Long.compareUnsigned`).
 class IndexSampler {
  public:
-  IndexSampler(uint64_t length, uint64_t batch_size, int mode, uint64_t seed);
+  // `rank` of `world_size` (`Sampler`'s rank sharding): writes that
+  // rank's slice of every global batch of `batch_size`.
+  IndexSampler(uint64_t length, uint64_t batch_size, int mode, uint64_t seed,
+               uint64_t rank = 0, uint64_t world_size = 1);
   ~IndexSampler();
   IndexSampler(const IndexSampler&) = delete;
   IndexSampler& operator=(const IndexSampler&) = delete;
@@ -173,6 +176,8 @@ class IndexSampler {
   int mode() const;
   uint64_t seed() const;
   uint64_t batches_per_cycle() const;
+  uint64_t rank() const;
+  uint64_t world_size() const;
 
  private:
   std::unique_ptr<Sampler> sampler_;

@@ -179,7 +179,8 @@ namespace {
 
 std::unique_ptr<DataLoader> CreateLoader(std::vector<NamedStream> named,
                                          uint64_t batch_size, int mode,
-                                         uint64_t seed, int prefetch) {
+                                         uint64_t seed, int prefetch,
+                                         uint64_t rank, uint64_t world_size) {
   if (mode < 0 || mode > 255) {
     ThrowIfError(absl::InvalidArgumentError(
         absl::StrCat("DataLoader: unknown sampler mode ", mode)));
@@ -189,19 +190,23 @@ std::unique_ptr<DataLoader> CreateLoader(std::vector<NamedStream> named,
   options.mode = static_cast<SamplerMode>(mode);
   options.seed = seed;
   options.prefetch = prefetch;
+  options.rank = rank;
+  options.world_size = world_size;
   return ValueOrThrow(DataLoader::Create(std::move(named), options));
 }
 
 }  // namespace
 
 LoaderHandle::LoaderHandle(const LoaderStreams& streams, uint64_t batch_size,
-                           int mode, uint64_t seed, int prefetch)
+                           int mode, uint64_t seed, int prefetch,
+                           uint64_t rank, uint64_t world_size)
     : loader_([&] {
         std::vector<NamedStream> named;
         for (const LoaderStreams::Named& stream : streams.streams_) {
           named.push_back(NamedStream{stream.name, stream.stream});
         }
-        return CreateLoader(std::move(named), batch_size, mode, seed, prefetch);
+        return CreateLoader(std::move(named), batch_size, mode, seed, prefetch,
+                            rank, world_size);
       }()) {}
 
 LoaderHandle::~LoaderHandle() = default;  // `DataLoader` closes itself.
@@ -222,6 +227,25 @@ void LoaderHandle::close() {
 bool LoaderHandle::closed() const { return closed_; }
 
 uint64_t LoaderHandle::step() const { return loader_->step(); }
+uint64_t LoaderHandle::rank() const { return loader_->options().rank; }
+uint64_t LoaderHandle::world_size() const {
+  return loader_->options().world_size;
+}
+uint64_t LoaderHandle::fingerprint() const { return loader_->fingerprint(); }
+
+void LoaderHandle::restore(uint64_t step, uint64_t seed, int mode,
+                           uint64_t batch_size, uint64_t length,
+                           uint64_t fingerprint) {
+  if (closed_)
+    ThrowIfError(absl::FailedPreconditionError("the loader is closed"));
+  if (mode < 0 || mode > 255) {
+    ThrowIfError(absl::InvalidArgumentError(
+        absl::StrCat("loader state: unknown sampler mode ", mode)));
+  }
+  ThrowIfError(loader_->Restore(LoaderState{step, seed,
+                                            static_cast<SamplerMode>(mode),
+                                            batch_size, length, fingerprint}));
+}
 uint64_t LoaderHandle::size() const { return loader_->size(); }
 uint64_t LoaderHandle::batch_size() const {
   return loader_->sampler().batch_size();

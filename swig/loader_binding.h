@@ -169,12 +169,15 @@ class LoaderBatch {
 // The engine's `DataLoader` over `streams` (copied: the loader keeps what it
 // reads alive). `mode` is the sampler's number (0 sequential, 1 iid, 2
 // cyclic, 3 iid_keyed); `prefetch` (>= 1) steps are gathered ahead on the
-// shared thread pool. InvalidArgument for no streams, unequal or zero sizes,
-// a bad mode, batch size or prefetch.
+// shared thread pool; the loader is rank `rank` of `world_size` and reads
+// its slice of every global batch of `batch_size`. InvalidArgument for no
+// streams, unequal or zero sizes, a bad mode, batch size or prefetch, or a
+// world size that does not divide the batch size.
 class LoaderHandle {
  public:
   LoaderHandle(const LoaderStreams& streams, uint64_t batch_size, int mode,
-               uint64_t seed, int prefetch);
+               uint64_t seed, int prefetch, uint64_t rank = 0,
+               uint64_t world_size = 1);
   ~LoaderHandle();
   LoaderHandle(const LoaderHandle&) = delete;
   LoaderHandle& operator=(const LoaderHandle&) = delete;
@@ -196,6 +199,15 @@ class LoaderHandle {
   int mode() const;
   uint64_t seed() const;
   int prefetch() const;
+  uint64_t rank() const;
+  uint64_t world_size() const;
+  // The data set's fingerprint (`DataLoader::fingerprint`); with `step`,
+  // `seed`, `mode`, `batch_size` and `size` the loader's whole state.
+  uint64_t fingerprint() const;
+  // Continues from a saved state (`DataLoader::Restore`): InvalidArgument,
+  // changing nothing, unless all but `step` match this loader's.
+  void restore(uint64_t step, uint64_t seed, int mode, uint64_t batch_size,
+               uint64_t length, uint64_t fingerprint);
 
   // The streams, in batch order.
   int num_streams() const;

@@ -45,7 +45,8 @@ void BatchBufferDealloc(PyObject* self) {
   PyTypeObject* type = Py_TYPE(self);
   delete buffer->owner;  // The batch may go back to its ring here.
   buffer->owner = nullptr;
-  type->tp_free(self);
+  auto free_object = reinterpret_cast<freefunc>(PyType_GetSlot(type, Py_tp_free));
+  free_object(self);
   Py_DECREF(type);
 }
 
@@ -107,15 +108,15 @@ PyObject* BatchMemoryToPython(const loaderx::binding::BatchMemory& memory) {
   $result = PyList_New(static_cast<Py_ssize_t>(values.size()));
   if ($result == nullptr) SWIG_fail;
   for (size_t i = 0; i < values.size(); ++i) {
-    PyList_SET_ITEM($result, i, PyLong_FromUnsignedLongLong(values[i]));
+    PyList_SetItem($result, i, PyLong_FromUnsignedLongLong(values[i]));
   }
 }
 
 %init %{
-  if (BatchBufferType() != nullptr) {
-    Py_INCREF(BatchBufferType());
-    PyModule_AddObject(m, "BatchBuffer",
-                       reinterpret_cast<PyObject*>(BatchBufferType()));
+  if (PyObject* batch_buffer_type =
+          reinterpret_cast<PyObject*>(BatchBufferType())) {
+    Py_INCREF(batch_buffer_type);
+    PyModule_AddObject(m, "BatchBuffer", batch_buffer_type);
   }
 %}
 

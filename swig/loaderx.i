@@ -106,16 +106,16 @@ void RaisePythonError(int status_code, int error_code, const char* message) {
   const std::vector<int64_t>& values = $1;
   $result = PyList_New(static_cast<Py_ssize_t>(values.size()));
   for (size_t i = 0; i < values.size(); ++i) {
-    PyList_SET_ITEM($result, i, PyLong_FromLongLong(values[i]));
+    PyList_SetItem($result, i, PyLong_FromLongLong(values[i]));
   }
 }
 %typemap(in) const loaderx::binding::Int64Array& (std::vector<int64_t> temp) {
-  PyObject* sequence = PySequence_Fast($input, "expected a sequence of ints");
+  PyObject* sequence = SequenceSnapshot($input, "expected a sequence of ints");
   if (sequence == nullptr) SWIG_fail;
-  const Py_ssize_t n = PySequence_Fast_GET_SIZE(sequence);
+  const Py_ssize_t n = PyTuple_Size(sequence);
   for (Py_ssize_t i = 0; i < n; ++i) {
     const long long value =
-        PyLong_AsLongLong(PySequence_Fast_GET_ITEM(sequence, i));
+        PyLong_AsLongLong(PyTuple_GetItem(sequence, i));
     if (value == -1 && PyErr_Occurred()) {
       Py_DECREF(sequence);
       SWIG_fail;

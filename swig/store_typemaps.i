@@ -37,7 +37,7 @@ namespace {
 bool PythonText(PyObject* object, const char* what, std::string* out) {
   if (!PyUnicode_Check(object)) {
     PyErr_Format(PyExc_TypeError, "%s must be a str, not %.100s", what,
-                 Py_TYPE(object)->tp_name);
+                 TypeNameOf(object).c_str());
     return false;
   }
   Py_ssize_t size = 0;
@@ -54,38 +54,55 @@ bool IsListOrTuple(PyObject* object) {
 bool PythonToDType(PyObject* object, int depth, loaderx::DType* out);
 
 // One `dtype.descr` entry: (name, type) or (name, type, shape).
-bool PythonToField(PyObject* entry, int depth, loaderx::DTypeField* field) {
-  if (!IsListOrTuple(entry) ||
-      (PySequence_Size(entry) != 2 && PySequence_Size(entry) != 3)) {
+bool PythonToField(PyObject* entry_object, int depth,
+                   loaderx::DTypeField* field) {
+  if (!IsListOrTuple(entry_object)) {
     PyErr_SetString(PyExc_ValueError,
                     "a dtype field is (name, type) or (name, type, shape)");
     return false;
   }
-  PyObject* name = PySequence_Fast_GET_ITEM(entry, 0);
+  OwnedRef entry(SequenceSnapshot(entry_object, "a dtype field"));
+  if (entry.get() == nullptr) return false;
+  const Py_ssize_t size = PyTuple_Size(entry.get());
+  if (size != 2 && size != 3) {
+    PyErr_SetString(PyExc_ValueError,
+                    "a dtype field is (name, type) or (name, type, shape)");
+    return false;
+  }
+  PyObject* name = PyTuple_GetItem(entry.get(), 0);
   if (IsListOrTuple(name) && PySequence_Size(name) == 2) {
+    OwnedRef titled(SequenceSnapshot(name, "a field's (title, name)"));
+    if (titled.get() == nullptr || PyTuple_Size(titled.get()) != 2) {
+      if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_ValueError, "a field's (title, name) changed");
+      }
+      return false;
+    }
     field->has_title = true;
-    if (!PythonText(PySequence_Fast_GET_ITEM(name, 0), "a field title",
+    if (!PythonText(PyTuple_GetItem(titled.get(), 0), "a field title",
                     &field->title) ||
-        !PythonText(PySequence_Fast_GET_ITEM(name, 1), "a field name",
+        !PythonText(PyTuple_GetItem(titled.get(), 1), "a field name",
                     &field->name)) {
       return false;
     }
   } else if (!PythonText(name, "a field name", &field->name)) {
     return false;
   }
-  if (!PythonToDType(PySequence_Fast_GET_ITEM(entry, 1), depth + 1,
+  if (!PythonToDType(PyTuple_GetItem(entry.get(), 1), depth + 1,
                      &field->type)) {
     return false;
   }
-  if (PySequence_Size(entry) == 3) {
-    PyObject* shape = PySequence_Fast_GET_ITEM(entry, 2);
-    if (!IsListOrTuple(shape)) {
+  if (size == 3) {
+    PyObject* shape_object = PyTuple_GetItem(entry.get(), 2);
+    if (!IsListOrTuple(shape_object)) {
       PyErr_SetString(PyExc_ValueError, "a dtype field's shape is a tuple");
       return false;
     }
-    for (Py_ssize_t d = 0; d < PySequence_Size(shape); ++d) {
+    OwnedRef shape(SequenceSnapshot(shape_object, "a dtype field's shape"));
+    if (shape.get() == nullptr) return false;
+    for (Py_ssize_t d = 0; d < PyTuple_Size(shape.get()); ++d) {
       const unsigned long long dim =
-          PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(shape, d));
+          PyLong_AsUnsignedLongLong(PyTuple_GetItem(shape.get(), d));
       if (PyErr_Occurred()) return false;
       field->shape.push_back(dim);
     }
@@ -103,17 +120,19 @@ bool PythonToDType(PyObject* object, int depth, loaderx::DType* out) {
     PyErr_Format(PyExc_TypeError,
                  "a dtype identity is numpy's dtype.str or dtype.descr, not "
                  "%.100s",
-                 Py_TYPE(object)->tp_name);
+                 TypeNameOf(object).c_str());
     return false;
   }
   if (depth >= loaderx::kMaxDTypeDepth) {
     PyErr_SetString(PyExc_ValueError, "the dtype nests too deeply");
     return false;
   }
+  OwnedRef entries(SequenceSnapshot(object, "a dtype.descr"));
+  if (entries.get() == nullptr) return false;
   std::vector<loaderx::DTypeField> fields(
-      static_cast<size_t>(PySequence_Size(object)));
+      static_cast<size_t>(PyTuple_Size(entries.get())));
   for (size_t i = 0; i < fields.size(); ++i) {
-    if (!PythonToField(PySequence_Fast_GET_ITEM(object, i), depth,
+    if (!PythonToField(PyTuple_GetItem(entries.get(), i), depth,
                        &fields[i])) {
       return false;
     }
@@ -142,7 +161,7 @@ PyObject* DTypeToPython(const loaderx::DType& dtype) {
     PyObject* type = DTypeToPython(field.type);
     PyObject* shape = PyTuple_New(static_cast<Py_ssize_t>(field.shape.size()));
     for (size_t d = 0; shape != nullptr && d < field.shape.size(); ++d) {
-      PyTuple_SET_ITEM(shape, d, PyLong_FromUnsignedLongLong(field.shape[d]));
+      PyTuple_SetItem(shape, d, PyLong_FromUnsignedLongLong(field.shape[d]));
     }
     PyObject* entry =
         name == nullptr || type == nullptr || shape == nullptr ? nullptr
@@ -155,7 +174,7 @@ PyObject* DTypeToPython(const loaderx::DType& dtype) {
       Py_DECREF(descr);
       return nullptr;
     }
-    PyList_SET_ITEM(descr, i, entry);
+    PyList_SetItem(descr, i, entry);
   }
   return descr;
 }
@@ -299,13 +318,13 @@ bool IndexBufferOf(const Py_buffer& view, loaderx::binding::IndexBuffer* out) {
 
 // A Python sequence of ints as a shape; false with an error pending.
 bool PythonToShape(PyObject* object, std::vector<uint64_t>* shape) {
-  PyObject* sequence = PySequence_Fast(object, "a shape is a sequence of ints");
+  PyObject* sequence = SequenceSnapshot(object, "a shape is a sequence of ints");
   if (sequence == nullptr) return false;
-  const Py_ssize_t n = PySequence_Fast_GET_SIZE(sequence);
+  const Py_ssize_t n = PyTuple_Size(sequence);
   shape->resize(static_cast<size_t>(n));
   for (Py_ssize_t d = 0; d < n; ++d) {
     (*shape)[d] =
-        PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(sequence, d));
+        PyLong_AsUnsignedLongLong(PyTuple_GetItem(sequence, d));
     if (PyErr_Occurred()) {
       Py_DECREF(sequence);
       return false;
@@ -345,14 +364,14 @@ class HeldBuffers {
 bool PythonToRecordArrays(PyObject* object, HeldBuffers* held,
                           loaderx::binding::RecordArrays* out) {
   PyObject* sequence =
-      PySequence_Fast(object, "records are a sequence of tuples");
+      SequenceSnapshot(object, "records are a sequence of tuples");
   if (sequence == nullptr) return false;
-  const Py_ssize_t n = PySequence_Fast_GET_SIZE(sequence);
+  const Py_ssize_t n = PyTuple_Size(sequence);
   out->resize(static_cast<size_t>(n));
   bool ok = true;
   for (Py_ssize_t i = 0; ok && i < n; ++i) {
-    PyObject* item = PySequence_Fast_GET_ITEM(sequence, i);
-    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3) {
+    PyObject* item = PyTuple_GetItem(sequence, i);
+    if (!PyTuple_Check(item) || PyTuple_Size(item) != 3) {
       PyErr_SetString(PyExc_TypeError,
                       "a record is a (dtype identity, shape, buffer) tuple");
       ok = false;
@@ -360,9 +379,9 @@ bool PythonToRecordArrays(PyObject* object, HeldBuffers* held,
     }
     loaderx::binding::RecordArray& record = (*out)[i];
     const Py_buffer* view = nullptr;
-    ok = PythonToDType(PyTuple_GET_ITEM(item, 0), 0, &record.dtype) &&
-         PythonToShape(PyTuple_GET_ITEM(item, 1), &record.shape) &&
-         (view = held->Hold(PyTuple_GET_ITEM(item, 2))) != nullptr;
+    ok = PythonToDType(PyTuple_GetItem(item, 0), 0, &record.dtype) &&
+         PythonToShape(PyTuple_GetItem(item, 1), &record.shape) &&
+         (view = held->Hold(PyTuple_GetItem(item, 2))) != nullptr;
     if (ok) {
       record.data.data = view->buf;
       record.data.size = static_cast<size_t>(view->len);
@@ -395,10 +414,10 @@ PyObject* BatchLayoutToPython(const loaderx::binding::BatchLayout& layout) {
       return nullptr;
     }
     for (size_t d = 0; d < shape.size(); ++d) {
-      PyTuple_SET_ITEM(dims, d, PyLong_FromUnsignedLongLong(shape[d]));
+      PyTuple_SetItem(dims, d, PyLong_FromUnsignedLongLong(shape[d]));
     }
-    PyList_SET_ITEM(shapes, i, dims);
-    PyList_SET_ITEM(offsets, i, offset);
+    PyList_SetItem(shapes, i, dims);
+    PyList_SetItem(offsets, i, offset);
   }
   return Py_BuildValue("(NN)", shapes, offsets);
 }
@@ -461,7 +480,7 @@ PyObject* BatchLayoutToPython(const loaderx::binding::BatchLayout& layout) {
   } else {
     PyErr_Format(PyExc_TypeError,
                  "progress must be callable (done, total) or None, not %.100s",
-                 Py_TYPE($input)->tp_name);
+                 TypeNameOf($input).c_str());
     SWIG_fail;
   }
 }

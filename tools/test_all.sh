@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Every test: installs whatever is missing, then runs every suite (C++ gtest,
-# Python pytest and Java JUnit, against the real build), then programs built
+# Python pytest and Java JUnit, against the real build), the Python suites
+# again on CPython 3.13 and free-threaded 3.13t (tools/ci/test_pythons.sh),
+# then programs built
 # against loaderx from outside its build (tools/ci/test_consumers.sh), the
 # Python wheel installed into fresh venvs (tools/ci/test_wheel.sh), the jar
-# through Maven (tools/ci/test_maven.sh), then
+# through Maven (tools/ci/test_maven.sh), the documentation's examples and
+# site (tools/ci/test_docs.sh), loaderx.torch under torchrun with 4 ranks
+# (tools/ci/test_torchrun.sh), then
 # the C++ suites again under AddressSanitizer + UndefinedBehaviorSanitizer
 # and under ThreadSanitizer, then the libFuzzer targets under ASan + UBSan
 # for $LOADERX_FUZZ_SECONDS each (default 60; 0 skips them;
@@ -19,6 +23,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash tools/ci/install_deps.sh
+# .bazelrc points every build at one disk cache; drop what no build has read
+# for 30 days so it does not grow without bound.
+find /var/tmp/loaderx-cache/bazel-disk -type f -atime +30 -delete 2>/dev/null || true
 bash tools/ci/check_format.sh
 
 # CI has no terminal: keep Bazel's progress output to a minimum there.
@@ -54,10 +61,20 @@ timed() {
 }
 
 timed all run_suite all
+# The Python suites again on CPython 3.13 (the same abi3 extension) and on
+# free-threaded 3.13t (its own extension, the GIL off).
+timed pythons bash tools/ci/test_pythons.sh "$tally" "${BAZEL_FLAGS[@]}" || status=1
 # Programs built against loaderx from outside: a second Bazel workspace, and
 # CMake and pkg-config against the installed library.
 timed consumers bash tools/ci/test_consumers.sh "$tally" "${BAZEL_FLAGS[@]}" ||
   status=1
+# The documentation: every marked example run, links, docstrings, and the
+# site (Sphinx, Doxygen, Javadoc) built with warnings as errors.
+timed docs bash tools/ci/test_docs.sh "$tally" "${BAZEL_FLAGS[@]}" || status=1
+# loaderx.torch under `torchrun --nproc_per_node=4` (gloo, CPU): the ranks'
+# all-gathered sample ids equal the single-process batch at every step,
+# also across an elastic 4 -> 2 -> 4 resume.
+timed torchrun bash tools/ci/test_torchrun.sh "$tally" || status=1
 # The Python wheel, built and installed as users do, run in fresh venvs.
 timed wheel bash tools/ci/test_wheel.sh "$tally" || status=1
 # loaderx.jar installed into a local Maven repository, a Maven project built

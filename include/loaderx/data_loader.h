@@ -61,6 +61,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "loaderx/loader_batch.h"
+#include "loaderx/loader_state.h"
 #include "loaderx/loader_stream.h"
 #include "loaderx/sampler.h"
 #include "loaderx/thread_pool.h"
@@ -82,6 +83,12 @@ struct DataLoaderOptions {
   uint64_t batch_size = 256;
   SamplerMode mode = SamplerMode::kCyclic;
   uint64_t seed = Sampler::kDefaultSeed;
+  // Data-parallel training: this process is rank `rank` of `world_size`
+  // and reads its slice of every global batch of `batch_size` records
+  // (`loaderx/sampler.h`, "Rank sharding"); `world_size` must divide
+  // `batch_size`. The default is one process reading whole batches.
+  uint64_t rank = 0;
+  uint64_t world_size = 1;
   // Steps gathered ahead of the consumer (at least 1).
   int prefetch = 4;
   // How many of those may be gathered at once; 0 (the default) means
@@ -140,6 +147,18 @@ class DataLoader {
   // once closed.
   absl::Status Seek(uint64_t step);
 
+  // The checkpoint (`loaderx/loader_state.h`): six numbers, the next
+  // `Next`'s step among them.
+  LoaderState state() const;
+  // Continues from a saved state: `CheckResumable` against this loader's
+  // own state (InvalidArgument, changing nothing, if another data set,
+  // batch size, length, mode or seed), then `Seek(saved.step)`. The world
+  // size and rank may differ from the run that saved it.
+  absl::Status Restore(const LoaderState& saved);
+  // The data set's fingerprint: the streams' names, types and
+  // `fingerprint()`s and the length, hashed when the loader was created.
+  uint64_t fingerprint() const { return fingerprint_; }
+
   // Stops prefetching, waits for gathers in flight, frees the ring's
   // batches. Idempotent.
   void Close();
@@ -160,7 +179,7 @@ class DataLoader {
  private:
   DataLoader(Sampler sampler, std::vector<StreamSpec> specs,
              DataLoaderOptions options,
-             std::shared_ptr<LoaderPipeline> pipeline);
+             std::shared_ptr<LoaderPipeline> pipeline, uint64_t fingerprint);
 
   // Draws indices for new steps until the pipeline is full.
   absl::Status Refill();
@@ -171,6 +190,7 @@ class DataLoader {
   // Shared with the pool tasks working for it; batches refer to it weakly.
   const std::shared_ptr<LoaderPipeline> pipeline_;
   uint64_t step_;  // The step `Next` returns.
+  const uint64_t fingerprint_;
 };
 
 }  // namespace loaderx

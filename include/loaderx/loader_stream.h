@@ -38,6 +38,13 @@ class LoaderStream {
   // How many records there are; indices run over `[0, size())`.
   virtual uint64_t size() const = 0;
 
+  // A number that identifies the records this stream serves (the store
+  // adapters: the store's `Fingerprint()` when the stream was made), so a
+  // saved loader state is not resumed over other data. 0, the default,
+  // means the stream cannot tell; the loader then identifies it by its
+  // name, type and size only.
+  virtual uint64_t fingerprint() const { return 0; }
+
   // Replaces the contents of `out` with the records at `indices`, in order
   // (`out.size() == indices.size()` on success), reusing `out`'s buffer;
   // on failure `out` holds nothing worth reading (the adapters leave it

@@ -38,6 +38,19 @@
 // lands where `step` calls of `Next` would only while step * B < 2^64
 // (step < 2^56 for B = 256); in cyclic and keyed IID modes it always does.
 //
+// Rank sharding (data-parallel training): a sampler made with a
+// `SamplerShard{rank, world_size}` draws the same global batches as the
+// single-process sampler of the same (length, batch size, mode, seed), and
+// writes only rank `rank`'s contiguous slice of each: positions
+// [rank * B / world, (rank + 1) * B / world) of the global batch, clipped
+// to the batch's own length (only cyclic batches over fewer than B indices
+// are shorter). The world size must divide B. The ranks' slices, in rank
+// order, are exactly the global batch: no padding, no repeated samples, no
+// coordination between ranks. A shard's costs are the global batch's
+// (every rank draws the whole batch and keeps its slice; IID must, to keep
+// its single stream), and a step means the same batch at any world size,
+// so a job resumed with another world size continues the same sequence.
+//
 // Thread safety: const methods, `Batch` included, may run concurrently from
 // many threads; `Next` and `Seek` change the sampler and need exclusive
 // access. Copying a sampler copies its whole state (cursor, cycle,
@@ -63,6 +76,12 @@ enum class SamplerMode : uint8_t {
   kIidKeyed = 3,
 };
 
+// Which slice of every global batch a sampler writes (see above).
+struct SamplerShard {
+  uint64_t rank = 0;
+  uint64_t world_size = 1;
+};
+
 class Sampler {
  public:
   // 1.7.7's default seed.
@@ -74,13 +93,25 @@ class Sampler {
   static absl::StatusOr<Sampler> Create(uint64_t length, uint64_t batch_size,
                                         SamplerMode mode,
                                         uint64_t seed = kDefaultSeed);
+  // The same, writing rank `shard.rank`'s slice of every batch.
+  // InvalidArgument also for a world size of 0, a rank not below it, or a
+  // world size that does not divide the batch size.
+  static absl::StatusOr<Sampler> Create(uint64_t length, uint64_t batch_size,
+                                        SamplerMode mode, uint64_t seed,
+                                        SamplerShard shard);
 
-  // How many indices every batch holds: the batch size, except in cyclic
-  // mode over fewer indices than the batch size, where it is `length`.
+  // How many indices every global batch holds: the batch size, except in
+  // cyclic mode over fewer indices than the batch size, where it is
+  // `length`.
+  uint64_t global_batch_length() const;
+  // The most indices `Next` writes: `global_batch_length()` unsharded, at
+  // most batch_size / world_size for a shard (fewer when the global batch
+  // is short).
   uint64_t batch_length() const;
 
-  // Writes the current step's batch to the front of `out`, moves to the
-  // next step and returns how many indices it wrote (`batch_length()`).
+  // Writes the current step's batch (a shard: its slice) to the front of
+  // `out`, moves to the next step and returns how many indices it wrote
+  // (`batch_length()`, or fewer for a shard of a short batch).
   // InvalidArgument, changing nothing, if `out` holds fewer than
   // `batch_length()` indices.
   absl::StatusOr<size_t> Next(absl::Span<uint64_t> out);
@@ -100,6 +131,8 @@ class Sampler {
   uint64_t batch_size() const { return batch_size_; }
   SamplerMode mode() const { return mode_; }
   uint64_t seed() const { return seed_; }
+  uint64_t rank() const { return shard_.rank; }
+  uint64_t world_size() const { return shard_.world_size; }
 
   // The batches in one cyclic cycle: floor(length / batch_size), or 1 when
   // length < batch_size (the value of 1.7.7's steps-per-cycle in every
@@ -121,16 +154,19 @@ class Sampler {
   };
 
   Sampler(uint64_t length, uint64_t batch_size, SamplerMode mode,
-          uint64_t seed);
+          uint64_t seed, SamplerShard shard);
 
   void SeekState(State& state, uint64_t step) const;
   size_t FillBatch(State& state, absl::Span<uint64_t> out) const;
+  // `FillBatch` for a shard: the global batch, then this rank's slice.
+  size_t FillShard(State& state, absl::Span<uint64_t> out) const;
   absl::Status CheckDestination(absl::Span<uint64_t> out) const;
 
   uint64_t length_;
   uint64_t batch_size_;
   SamplerMode mode_;
   uint64_t seed_;
+  SamplerShard shard_;
   // Cyclic: the positions used in each cycle, a multiple of the batch size
   // (or `length` when length < batch_size).
   uint64_t usable_;

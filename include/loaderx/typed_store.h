@@ -175,6 +175,12 @@ class TypedStore {
   absl::StatusOr<VerifyReport> Verify(
       const VerifyProgress& progress = nullptr) const;
 
+  // One number for the store's identity and committed state: changes with
+  // any append, delete or compaction; equal for two opens of an unchanged
+  // store. O(1) (a table entry and a checksum entry are read). A loader's
+  // state and a store set record it to notice a different store.
+  absl::StatusOr<uint64_t> Fingerprint() const;
+
   // Whether this handle was opened read-only (`StoreOptions::read_only`).
   bool read_only() const;
 

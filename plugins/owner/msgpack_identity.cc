@@ -50,6 +50,16 @@ absl::Status Malformed(absl::string_view why) {
   return absl::DataLossError(absl::StrCat("malformed type identity: ", why));
 }
 
+// A map whose keys are not exactly the owner's. The phrase "type identity
+// fields" is part of the contract: 1.7.7 says it, and the Python binding
+// raises its TypeIdentityError (a ValueError) for a bad-format error that
+// carries it.
+absl::Status FieldsMismatch(absl::string_view why, bool with_item_shape) {
+  return Malformed(
+      absl::StrCat(why, " (the type identity fields are exactly ",
+                   with_item_shape ? "dtype and item_shape" : "dtype", ")"));
+}
+
 absl::Span<const msgpack::object> Elements(const msgpack::object& array) {
   return absl::MakeConstSpan(array.via.array.ptr, array.via.array.size);
 }
@@ -141,12 +151,13 @@ absl::StatusOr<TypeIdentity> DecodeRoot(const msgpack::object& root,
       LOADERX_ASSIGN_OR_RETURN(identity.item_shape,
                                DecodeDims(entry.val, "item_shape"));
     } else {
-      return Malformed(absl::StrCat("unexpected field \"", key, "\""));
+      return FieldsMismatch(absl::StrCat("unexpected field \"", key, "\""),
+                            with_item_shape);
     }
   }
-  if (!seen.count("dtype")) return Malformed("no dtype");
+  if (!seen.count("dtype")) return FieldsMismatch("no dtype", with_item_shape);
   if (with_item_shape && !seen.count("item_shape")) {
-    return Malformed("no item_shape");
+    return FieldsMismatch("no item_shape", with_item_shape);
   }
   return identity;
 }

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "loaderx/error_code.h"
@@ -243,6 +245,13 @@ TEST(OwnerTest, StoredIdentitiesWithAnythingExtraOrMissingAreDataLoss) {
     absl::Status status = c.owner->DecodeIdentity(c.bytes).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
     EXPECT_THAT(status.message(), HasSubstr(c.why));
+    // The bindings raise 1.7.7's ValueError for a map with other keys, and
+    // only for it, by this phrase.
+    const bool fields_mismatch =
+        absl::string_view(c.why) == "unexpected field" ||
+        absl::string_view(c.why).substr(0, 3) == "no ";
+    EXPECT_EQ(absl::StrContains(status.message(), "type identity fields"),
+              fields_mismatch);
   }
 }
 

@@ -81,7 +81,11 @@ def test_reference_quick_start(streams):
 def test_signature_and_defaults_are_the_reference():
     parameters = inspect.signature(DataLoader).parameters
     assert list(parameters) == ["streams", "num_workers", "batch_size",
-                                "prefetch_size", "mode", "seed", "transform"]
+                                "prefetch_size", "mode", "seed", "transform",
+                                "rank", "world_size"]
+    # loaderx's additions are keyword-only: 1.7.7's positional calls work.
+    assert all(parameters[p].kind is inspect.Parameter.KEYWORD_ONLY
+               for p in ("rank", "world_size"))
     assert [parameters[p].default for p in list(parameters)[1:6]] == [
         4, 256, 4, 2, 42]
     records = Records(1000)
@@ -109,6 +113,19 @@ def test_streams_stay_index_aligned(streams):
             for label, tokens in zip(labels, batch["token"]):
                 assert tokens.shape == (label % 5 + 1,)
                 assert (tokens == label).all()
+
+
+def test_the_references_queue_bounds_are_readable(streams):
+    # 1.7.7 code reads loader.raw_batches.maxsize and loader.batches.maxsize.
+    for prefetch, bound in ((7, 7), (1, 1), (0, 1)):
+        with DataLoader(streams, num_workers=3, batch_size=4,
+                        prefetch_size=prefetch) as loader:
+            assert loader.raw_batches.maxsize == 1
+            assert loader.batches.maxsize == bound
+            next(loader)
+            assert loader.batches.maxsize == bound
+            with pytest.raises(AttributeError):
+                loader.batches.maxsize = 3
 
 
 def test_getitems_gets_the_samplers_uint64_indices():

@@ -12,6 +12,9 @@ import pytest
 
 
 def main():
+    gil = getattr(sys, "_is_gil_enabled", lambda: True)()
+    print(f"run_pytest: CPython {sys.version.split()[0]} at {sys.executable}"
+          f" (GIL {'enabled' if gil else 'disabled'})")
     args = ["-p", "no:cacheprovider", "-q"] + sys.argv[1:]
     xml = os.environ.get("XML_OUTPUT_FILE")
     if xml:

@@ -100,6 +100,60 @@ def test_errors_carry_codes_and_idiomatic_types(tmp_path):
         "photo.jpg"]
 
 
+def _rewrite_identity(path, edit):
+    """Replaces store.zr's msgpack identity with `edit(identity)`, fixing
+    the header's identity length (offset 16), as 1.7.7's suite does."""
+    header = (path / "store.zr").read_bytes()
+    identity = edit(header[32:])
+    (path / "store.zr").write_bytes(
+        header[:16] + len(identity).to_bytes(8, "little") + header[24:32]
+        + identity)
+
+
+@pytest.mark.parametrize("kind", ["dense", "ragged"])
+def test_an_identity_with_other_fields_is_a_value_error(tmp_path, kind):
+    path = tmp_path / kind
+    if kind == "dense":
+        store = DenseStore(path, np.int16, (3,))
+        store.append(np.arange(6, dtype=np.int16).reshape(2, 3))
+    else:
+        store = RaggedStore(path, np.int16)
+        store.append([np.arange(4, dtype=np.int16)])
+    store.close()
+    meta_before = (path / "meta.zr").read_bytes()
+
+    def add_split(identity):  # {..., "split": "train"}: one more map entry
+        assert identity[0] in (0x81, 0x82)
+        return bytes([identity[0] + 1]) + identity[1:] + b"\xa5split\xa5train"
+
+    _rewrite_identity(path, add_split)
+    cls = DenseStore if kind == "dense" else RaggedStore
+    with pytest.raises(ValueError, match="type identity fields") as extra:
+        cls(path)
+    assert isinstance(extra.value, ZrecordError) and extra.value.code == -8
+    assert isinstance(extra.value, errors.TypeIdentityError)
+    assert (path / "meta.zr").read_bytes() == meta_before  # nothing changed
+
+    def drop_dtype(identity):  # no "dtype", a "dtypx" instead
+        return identity.replace(b"\xa5dtype", b"\xa5dtypx", 1)
+
+    _rewrite_identity(path, lambda identity: drop_dtype(
+        bytes([identity[0] - 1]) + identity[1:-12]))
+    with pytest.raises(errors.TypeIdentityError, match="unexpected field"):
+        cls(path)
+
+
+def test_other_bad_formats_are_not_identity_errors(tmp_path):
+    path = tmp_path / "d"
+    DenseStore(path, np.int16, (3,)).close()
+    # A type that does not decode is a bad format, not a fields mismatch.
+    _rewrite_identity(path, lambda identity: identity.replace(b"<i2", b"<q9"))
+    with pytest.raises(ZrecordError) as bad:
+        DenseStore(path)
+    assert bad.value.code == -8
+    assert not isinstance(bad.value, (errors.TypeIdentityError, ValueError))
+
+
 def test_every_index_form(tmp_path):
     data = np.arange(20, dtype=np.int64).reshape(10, 2)
     with DenseStore(tmp_path / "d", data.dtype, (2,), codec="raw") as ds:

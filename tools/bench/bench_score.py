@@ -10,6 +10,7 @@ Contenders, per workload where they apply:
 
   loaderx store[idx]     the Python binding's batch read (a new array)
   loaderx gather_into    the same native gather into one reused buffer
+  loaderx gather(out=)   the same through the public store.gather(idx, out)
   loaderx-1.7.7          the published package, store[idx] on a copy of the
                          same store, in its own venv (tests/oracle/reference.py
                          builds it); reported as missing when it cannot run
@@ -346,6 +347,12 @@ def run_workload(spec, args, work, reference, bare_binary):
             return reused
         contenders["loaderx gather_into"] = gather_into
         checks["loaderx gather_into"] = gather_first
+        # The public form of the same gather: store.gather(indices, out).
+        public_out = np.empty((batch, item_bytes), np.uint8)
+        contenders["loaderx gather(out=)"] = lambda: [
+            store.gather(p, public_out) for p in plan]
+        checks["loaderx gather(out=)"] = lambda: store.gather(plan[0],
+                                                              public_out)
         taken = np.empty((batch, item_bytes), np.uint8)
         contenders["np.take(out=)"] = lambda: [
             np.take(data, p, axis=0, out=taken, mode="clip") for p in plan_i]

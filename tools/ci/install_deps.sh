@@ -26,6 +26,8 @@ PACKAGES=(
   libminizip-dev
   # Bindings: SWIG, the Python headers and numpy, the JDK and JUnit.
   swig python3 python3-dev python3-numpy python3-pytest python3-venv
+  # 1.7.7's own suite (tests/oracle/reference_suite_test.py) reads store.zr with msgpack.
+  python3-msgpack
   default-jdk-headless junit4
   # torch, for the tests of stores pickled into DataLoader workers
   # (tests/python/pickle_test.py: spawned workers open them read-only).
@@ -37,9 +39,14 @@ PACKAGES=(
   scala
   # Builds that use the installed library (tools/ci/test_consumers.sh).
   cmake pkgconf
+  # CPython 3.13/3.13t built from source (tools/ci/pythons.sh).
+  libssl-dev zlib1g-dev libffi-dev libbz2-dev liblzma-dev libsqlite3-dev
   # The Python wheel (tools/packaging/): Debian source packages unpacked and
   # built position-independent, the extension's ELF headers read.
   dpkg-dev xz-utils binutils
+  # The documentation site (tools/docs/build_site.sh): Sphinx with MyST for
+  # the guides and the Python reference, Doxygen for the C++ reference.
+  doxygen python3-sphinx python3-myst-parser
 )
 windows=0
 if [[ "${1:-}" == --windows ]]; then
@@ -68,6 +75,13 @@ if ((${#missing[@]} > 0)); then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# SWIG 4.5 for the Python module (PyPI's `swig` wheel; Debian 12's 4.1
+# cannot mark it free-threading safe), and the extra interpreters the Python
+# suites run on: CPython 3.13 and free-threaded 3.13t, built once from
+# Debian's source package into the cache (cold: minutes of CPU; then nothing).
+bash tools/ci/install_swig.sh
+bash tools/ci/pythons.sh
 
 if ((windows)); then
   bash tools/ci/install_windows_deps.sh

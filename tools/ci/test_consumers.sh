@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs a program against loaderx the three ways README.md tells
+# Builds and runs a program against loaderx the three ways the docs (docs/cpp.md, docs/cli.md) tell
 # users to, each exactly as written there:
 #
 #   install     `bazel run -c opt //:install -- PREFIX`; every public header
@@ -7,7 +7,7 @@
 #   cmake       tests/consumers/cmake: `find_package(loaderx)`, then builds
 #               and runs tests/consumers/store_roundtrip.cc.
 #   pkg-config  the same program, one `g++ ... $(pkg-config ...)` line.
-#   cli         the installed bin/loaderx runs README.md's command-line tour.
+#   cli         the installed bin/loaderx runs docs/cli.md's command-line tour.
 #   bazel       tests/consumers, a second workspace that takes loaderx by
 #               `local_repository` + `loaderx_repositories()`, runs it as a test
 #               (`bazel test //:store_roundtrip_test` there).
@@ -60,10 +60,10 @@ pkg_config_consumer() {
   "$work/store_roundtrip" --all-plugins "$work/pkg-config-store"
 }
 
-# README.md's command-line tour, extracted and run as written, with the
+# docs/cli.md's command-line tour, extracted and run as written, with the
 # installed bin/loaderx first on PATH, in a scratch directory.
 cli_tour() {
-  sed -n '/<!-- cli-example:begin -->/,/<!-- cli-example:end -->/p' README.md |
+  sed -n '/<!-- cli-example:begin -->/,/<!-- cli-example:end -->/p' docs/cli.md |
     sed '/^<!--/d; /^```/d' >"$work/cli_tour.sh"
   grep -q 'loaderx import' "$work/cli_tour.sh"
   mkdir -p "$work/cli"

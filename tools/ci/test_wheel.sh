@@ -2,8 +2,8 @@
 # The Python package as users install it, each step as README.md tells it:
 #
 #   wheel          `python -m build --wheel` (Debian's python3, with `build`
-#                  from PyPI) makes dist/loaderx_cpp-VERSION-cp311-cp311-
-#                  manylinux_X_Y_x86_64.whl through Bazel
+#                  from PyPI) makes dist/loaderx_cpp-VERSION-cp311-abi3-
+#                  manylinux_X_Y_x86_64.whl (abi3: CPython 3.11+) through Bazel
 #   auditwheel     `auditwheel show` (from PyPI) finds it consistent with the
 #                  manylinux tag it carries
 #   numpyN-*       for numpy 1.x and 2.x: a fresh venv of a second CPython
@@ -120,7 +120,7 @@ build_wheel() {
   name=$(sed -n 's/^Successfully built //p' "$work/build.out")
   mv "dist/$name" "$work/dist/"
   rmdir dist 2>/dev/null || true
-  ls "$work/dist"/loaderx_cpp-"$version"-cp311-cp311-manylinux_*_x86_64.whl
+  ls "$work/dist"/loaderx_cpp-"$version"-cp311-abi3-manylinux_*_x86_64.whl
 }
 
 audit_wheel() {

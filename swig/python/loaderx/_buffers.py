@@ -42,9 +42,19 @@ MAX_POOLED_BYTES = 1 << 30
 _WINDOWS = sys.platform == "win32"
 _lock = threading.Lock()
 _pool: list[mmap.mmap] = []
-# What `sys.getrefcount` reports for a pooled mapping nothing else holds:
-# the pool's list entry, the local variable and the call's argument.
-_FREE_REFCOUNT = 3
+
+
+def _free_refcount() -> int:
+    """What `sys.getrefcount` reports, in `_mapping`'s loop, for a pooled
+    mapping nothing else holds. Measured by a loop of the same shape rather
+    than assumed: the count of the references a frame holds differs between
+    CPython versions (3.14 borrows some instead of counting them)."""
+    pool = [mmap.mmap(-1, mmap.PAGESIZE)]
+    for index in range(len(pool)):
+        mapping = pool[index]
+        if sys.getrefcount(mapping) >= 0:
+            return sys.getrefcount(mapping)
+    raise AssertionError("unreachable")
 
 
 # Linux's MADV_POPULATE_WRITE (5.14+), which Python's mmap module does not
@@ -76,6 +86,9 @@ def _new_mapping(size: int) -> mmap.mmap:
     if not _advise(mapping, _MADV_POPULATE_WRITE if linux else None):
         np.frombuffer(mapping, np.uint8)[::mmap.PAGESIZE] = 0  # One per page.
     return mapping
+
+
+_FREE_REFCOUNT = _free_refcount()
 
 
 def _mapping(size: int, fits: bool = False) -> mmap.mmap:

@@ -49,12 +49,34 @@ Differences from 1.7.7, all additions or errors where it misbehaves:
 - `transform=None` means identity (1.7.7 calls None and fails);
 - `prefetch_size` below 1 prefetches one step (1.7.7: an unbounded queue).
 
+Data-parallel training: `DataLoader(..., rank=r, world_size=w)` reads
+rank r's contiguous slice (batch_size // w records) of every global batch
+of `batch_size`; all ranks together read exactly the single-process batch,
+with no coordination between them. `w` must divide `batch_size`.
+`state_dict()` is six numbers (step, seed, mode, global batch size, length
+and the data set's fingerprint); `load_state_dict(state)` resumes it at any
+world size that divides the batch, and raises ValueError for a state of
+other data (or data changed since), another batch size, mode or seed.
+
+1.7.7's two queues: code that reads their bounds still runs.
+`loader.batches.maxsize` is `prefetch_size` (as in 1.7.7, the most batches
+made ahead of the consumer: here the native loader's prefetch depth) and
+`loader.raw_batches.maxsize` is 1 (1.7.7's one-slot handoff from the gather
+thread). They are bounds only: loaderx has no such queue objects to put to
+or get from, since the native loader hands batches over in step order.
+
 `close()`, the context manager and `__del__` stop the native loader (waiting
 for its gathers in flight) and join the transform threads; batches already
 returned stay valid, and the stores stay open (they are the caller's). A
 store handle closed while a loader reads it stays open underneath until the
-loader closes. A loader is used from one thread at a time; `close()` may
-come from another.
+loader closes.
+
+Threads (also on free-threaded Python, where `transform` runs on its
+`num_workers` threads truly in parallel): `next`, `seek` and `close` may be
+called from any threads at once. Concurrent `next` calls take distinct
+consecutive steps, each batch once; a `close` during a `next` makes that
+`next` either return its batch or raise RuntimeError("the loader is
+closed").
 """
 
 import collections
@@ -74,6 +96,8 @@ from loaderx.zsampler import Sampler, _u64
 
 _loader_ids = itertools.count()
 _INDEX_STREAM = "indices"
+_STATE_KEYS = frozenset(
+    ("step", "seed", "mode", "batch_size", "length", "fingerprint"))
 
 
 def _identity(batch: dict[str, Any]) -> Any:
@@ -155,6 +179,24 @@ def _load(assemble, transform, native_batch):
     return transform(assemble(native_batch))
 
 
+class QueueBound:
+    """`loader.raw_batches` and `loader.batches`: the bound of one of
+    1.7.7's queues, as its `queue.Queue.maxsize` (read-only)."""
+
+    __slots__ = ("_maxsize",)
+
+    def __init__(self, maxsize: int) -> None:
+        self._maxsize = maxsize
+
+    @property
+    def maxsize(self) -> int:
+        """How many batches the queue holds at most, as in 1.7.7."""
+        return self._maxsize
+
+    def __repr__(self) -> str:
+        return f"QueueBound(maxsize={self._maxsize})"
+
+
 class _LoaderSampler(Sampler):
     """`loader.sampler`: the loader's sampler settings; its `step` is the
     loader's and seeking it seeks the loader (as 1.7.7 code resumes)."""
@@ -183,7 +225,8 @@ class DataLoader:
                  streams: Mapping[str, Any] | Iterable[tuple[str, Any]],
                  num_workers: int = 4, batch_size: int = 256,
                  prefetch_size: int = 4, mode: int = 2, seed: int = 42,
-                 transform: Callable[[dict[str, Any]], Any] | None = _identity
+                 transform: Callable[[dict[str, Any]], Any] | None = _identity,
+                 *, rank: SupportsIndex = 0, world_size: SupportsIndex = 1
                  ) -> None:
         self._closed = True  # Until the native loader exists.
         # Guards `_closed`, `_pool` and `_pending` between `next`, `seek` and
@@ -192,6 +235,10 @@ class DataLoader:
         # the step's future already taken (the `next` returns its batch).
         # Never held while a batch is waited for.
         self._lock = threading.RLock()
+        # Serialises taking steps from the native loader (its `next` and
+        # `seek` are for one thread at a time) between consumer threads;
+        # `close` does not take it. Taken before `_lock`, never after.
+        self._consumer = threading.Lock()
         streams = dict(streams)
         if not streams:
             raise ValueError("need at least one stream")
@@ -201,7 +248,8 @@ class DataLoader:
                 f"all streams must hold the same number of records, got {lengths}")
         length = next(iter(lengths.values()))
         # The sampler's checks of the settings, with its exceptions.
-        self._sampler = _LoaderSampler(self, length, batch_size, mode, seed)
+        self._sampler = _LoaderSampler(self, length, batch_size, mode, seed,
+                                       rank, world_size)
         native_streams = _native.LoaderStreams()
         for name, store in streams.items():
             if isinstance(store, TypedStore):
@@ -210,9 +258,13 @@ class DataLoader:
                 _gather_of(name, store)  # TypeError now, not at a step.
         if native_streams.size() == 0:
             native_streams.add_index_stream(_INDEX_STREAM, length)
+        prefetch = max(1, operator.index(prefetch_size))
         self._native = _native.LoaderHandle(
             native_streams, self._sampler.batch_size, self._sampler.mode,
-            self._sampler.seed, max(1, operator.index(prefetch_size)))
+            self._sampler.seed, prefetch, self._sampler.rank,
+            self._sampler.world_size)
+        self._raw_batches = QueueBound(1)
+        self._batches = QueueBound(prefetch)
         self._closed = False
         self._assemble = _Assembler(streams, self._native)
         # 1.7.7 would call None in a worker and fail with TypeError.
@@ -234,6 +286,16 @@ class DataLoader:
         return self._sampler
 
     @property
+    def raw_batches(self) -> QueueBound:
+        """1.7.7's gathered-batch queue bound: `maxsize` 1."""
+        return self._raw_batches
+
+    @property
+    def batches(self) -> QueueBound:
+        """1.7.7's output queue bound: `maxsize` is the prefetch depth."""
+        return self._batches
+
+    @property
     def step(self) -> int:
         """The step of the batch the next `next()` returns."""
         with self._lock:
@@ -247,8 +309,10 @@ class DataLoader:
         if self._closed:
             raise RuntimeError("the loader is closed")
         if self._direct:
-            return self._assemble(self._native.next())
-        with self._lock:
+            with self._consumer:
+                native_batch = self._native.next()
+            return self._assemble(native_batch)
+        with self._consumer, self._lock:
             if self._closed:
                 raise RuntimeError("the loader is closed")
             self._fill()
@@ -263,11 +327,51 @@ class DataLoader:
         """Continues from `step` exactly: prefetched batches are dropped.
         Costs what `Sampler.seek` costs (IID replays its stream)."""
         step = _u64(step, "step")
-        with self._lock:
+        with self._consumer, self._lock:
             if self._closed:
                 raise RuntimeError("the loader is closed")
             self._drop_pending()
             self._native.seek(step)
+
+    @property
+    def rank(self) -> int:
+        """This process's rank: which slice of every global batch it reads."""
+        return self._sampler.rank
+
+    @property
+    def world_size(self) -> int:
+        """How many ranks share every global batch."""
+        return self._sampler.world_size
+
+    def state_dict(self) -> dict[str, int]:
+        """The loader's whole checkpoint: the next batch's step, the seed,
+        the mode, the global batch size, the data set's length and its
+        fingerprint. The same on every rank; resumable at any world size
+        that divides the batch size."""
+        with self._lock:
+            return {"step": self._native.step() - len(self._pending),
+                    "seed": self._native.seed(),
+                    "mode": self._native.mode(),
+                    "batch_size": self._native.batch_size(),
+                    "length": self._native.size(),
+                    "fingerprint": self._native.fingerprint()}
+
+    def load_state_dict(self, state: Mapping[str, int]) -> None:
+        """Continues from `state_dict()`'s result, dropping what was
+        prefetched. ValueError, changing nothing, for a state of another
+        data set (or of this one before it changed), another batch size,
+        length, mode or seed, or a malformed state."""
+        missing = _STATE_KEYS - set(state)
+        if missing:
+            raise ValueError(f"loader state is missing {sorted(missing)}")
+        values = {key: _u64(state[key], key) for key in _STATE_KEYS}
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the loader is closed")
+            self._native.restore(values["step"], values["seed"],
+                                 values["mode"], values["batch_size"],
+                                 values["length"], values["fingerprint"])
+            self._drop_pending()
 
     def close(self) -> None:
         """Stops the loader and joins its threads. The stores stay open."""

@@ -14,6 +14,8 @@ exception for the case, an instance of that one too, so both kinds of
      -5   store is full
      -7   stored record failed to decode
      -8   invalid or unsupported zrecord store format
+          ... a stored type identity whose keys   ValueError (TypeIdentityError)
+              are not exactly 1.7.7's
      -9   zstd dictionary training failed ...
     -10   zstd dictionary is already installed ...
     -11   store not found                        FileNotFoundError
@@ -41,6 +43,7 @@ __all__ = [
     "StoreNotFoundError",
     "StoreExistsError",
     "KindMismatchError",
+    "TypeIdentityError",
     "StoreBusyError",
     "StoreIOError",
     "StorePermissionError",
@@ -89,6 +92,12 @@ class KindMismatchError(ZrecordError, ValueError):
     """-13: a ragged store opened as dense, or the other way round."""
 
 
+class TypeIdentityError(ZrecordError, ValueError):
+    """-8: a stored type identity with other keys than 1.7.7 writes
+    (`dtype`, and `item_shape` for a dense store); the message names the
+    "type identity fields". 1.7.7 raises ValueError here."""
+
+
 class StoreBusyError(ZrecordError, BlockingIOError):
     """-14: another handle or process holds the store's lock."""
 
@@ -125,6 +134,9 @@ _BY_STATUS = {
     _UNIMPLEMENTED: NotImplementedError,
 }
 
+# What the engine says of a type identity whose keys are not 1.7.7's.
+_IDENTITY_FIELDS = "type identity fields"
+
 # loaderx's own code for an unknown plugin name (a codec, a VFS, ...).
 _UNKNOWN_NAME = 1
 
@@ -136,6 +148,10 @@ def from_native(status_code: int, code: int, message: str) -> Exception:
         return KeyError(message)
     if code < 0:
         cls = _BY_CODE.get(code, ZrecordError)
+        # The engine's bad-format error for an identity map with other keys
+        # names them with this phrase (plugins/owner/msgpack_identity.cc).
+        if code == -8 and _IDENTITY_FIELDS in message:
+            cls = TypeIdentityError
         if code == -2 and status_code == _PERMISSION_DENIED:
             cls = StorePermissionError
         return cls(code, message)

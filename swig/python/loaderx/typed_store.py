@@ -54,6 +54,7 @@ import functools
 import operator
 import os
 import pathlib
+import threading
 from collections.abc import Sequence
 from typing import Any, Literal, Self
 
@@ -96,6 +97,33 @@ def _bytes_of(array: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
     # reshape(-1) of a strided array can be a strided view, which has no
     # bytes view: copy those to C order.
     return np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+
+
+def _writable_array(out: Any) -> npt.NDArray[Any]:
+    """`out` as an ndarray over its own memory, checked to be writable and
+    C-contiguous (ValueError) or refused as no buffer at all (TypeError)."""
+    if isinstance(out, np.ndarray):
+        array = out
+    elif hasattr(out, "__dlpack__") and hasattr(out, "data_ptr"):
+        # A torch tensor: numpy's view of a CPU tensor shares its memory.
+        if getattr(out, "device", None) is not None and out.device.type != "cpu":
+            raise ValueError(f"gather: out is on {out.device}; gather fills "
+                             "host memory (a pinned CPU tensor, say)")
+        array = np.asarray(out)
+        if out.numel() and array.ctypes.data != out.data_ptr():
+            raise ValueError("gather: out cannot be shared without a copy")
+    else:
+        try:
+            array = np.asarray(memoryview(out))
+        except TypeError:
+            raise TypeError("gather: out must be a numpy array, an object "
+                            "with the buffer protocol or a CPU torch tensor, "
+                            f"not {type(out).__name__}") from None
+    if not array.flags.writeable:
+        raise ValueError("gather: out is read-only")
+    if not array.flags.c_contiguous:
+        raise ValueError("gather: out is not C-contiguous")
+    return array
 
 
 # Index arrays the engine takes as they are.
@@ -185,6 +213,8 @@ class TypedStore:
         self._path = pathlib.Path(path)
         self._vfs = vfs  # As given: None is the default filesystem.
         self._closed = True  # Until the native store exists.
+        # Makes close() whole when threads race to it (or to __del__).
+        self._close_lock = threading.Lock()
         self._kind = kind or ""
         self._native = _native.StoreHandle(
             _resolve_vfs(vfs)._fs, os.fspath(path), kind or "",
@@ -199,6 +229,7 @@ class TypedStore:
 
     @property
     def path(self) -> pathlib.Path:
+        """The store's directory, as given when it was opened."""
         return self._path
 
     @property
@@ -214,6 +245,7 @@ class TypedStore:
 
     @property
     def dtype(self) -> np.dtype[Any]:
+        """The dtype of every record's elements."""
         return self._dtype
 
     @property
@@ -230,6 +262,7 @@ class TypedStore:
 
     @property
     def codec(self) -> str:
+        """The store's codec, fixed at creation: "raw", "zstd", "zstd_dict" or a plugin's."""
         return self._codec
 
     @property
@@ -274,15 +307,8 @@ class TypedStore:
         """The records at `key` (any index form), read in one native call:
         one (n, *item_shape) ndarray for a fixed-width store, a list of
         arrays for a shaped one."""
-        if (type(key) is np.ndarray and key.ndim == 1 and
-                key.dtype.type in _WIDE_INDEX_TYPES and
-                key.flags.c_contiguous):
-            indices = key  # Already what the engine takes: no conversion.
-        else:
-            indices, _ = _indices(key, len(self))
+        indices, count = self._engine_indices(key)
         if self._fixed_width:
-            count = indices.size if indices.dtype.type is not np.bool_ else int(
-                np.count_nonzero(indices))
             # Large results reuse pre-faulted, page-aligned buffers.
             out = _buffers.empty((count, *self._item_shape), self._dtype)
             self._native.gather_into(indices, _bytes_of(out))
@@ -292,6 +318,49 @@ class TypedStore:
                                                       _buffers.byte_buffer)
         return [np.ndarray(shape, self._dtype, buffer, offset)
                 for shape, offset in zip(shapes, offsets)]
+
+    def _engine_indices(self, key: RecordKey) -> tuple[npt.NDArray[Any], int]:
+        """`key` as the engine's index array, and how many records it names."""
+        if (type(key) is np.ndarray and key.ndim == 1 and
+                key.dtype.type in _WIDE_INDEX_TYPES and
+                key.flags.c_contiguous):
+            indices = key  # Already what the engine takes: no conversion.
+        else:
+            indices, _ = _indices(key, len(self))
+        count = indices.size if indices.dtype.type is not np.bool_ else int(
+            np.count_nonzero(indices))
+        return indices, count
+
+    def gather(self, indices: RecordKey, out: Any = None) -> Any:
+        """The records at `indices` (any index form), written into `out`
+        and returning it: the way to fill a reused or pinned buffer with
+        no copy and no allocation. `out` is any C-contiguous, writable
+        buffer of exactly len(records) * record bytes: a numpy array
+        (of any dtype and shape with that many bytes), an object with the
+        buffer protocol (bytearray, memoryview, mmap), or a CPU torch
+        tensor (pinned or not; shared through numpy, never copied). With
+        `out=None` a new (n, *item_shape) array is returned, as
+        `store[indices]` does. Fixed-width stores only (a ragged store's
+        records have their own shapes: `store[indices]`). A wrong size,
+        a read-only or strided `out` or a bad index raises before
+        anything is written."""
+        if not self._fixed_width:
+            raise TypeError(f"a {self._kind!r} store's records each have "
+                            "their own shape; gather needs a fixed-width "
+                            "store (read them with store[indices])")
+        engine_indices, count = self._engine_indices(indices)
+        if out is None:
+            target = _buffers.empty((count, *self._item_shape), self._dtype)
+            self._native.gather_into(engine_indices, _bytes_of(target))
+            return target
+        target = _writable_array(out)
+        expected = count * int(self._native.record_bytes())
+        if target.nbytes != expected:
+            raise ValueError(f"gather: out has {target.nbytes} bytes; "
+                             f"{count} records of this store take {expected}")
+        self._native.gather_into(engine_indices,
+                                 target.reshape(-1).view(np.uint8))
+        return out
 
     def delete(self, key: RecordKey) -> None:
         """Deletes records, any index form (duplicates count once), by
@@ -340,15 +409,17 @@ class TypedStore:
 
     def close(self, sync: bool = True) -> None:
         """Syncs (unless `sync=False`: durability left to a later sync or
-        the OS), then releases the store and its lock. Idempotent."""
-        if self._closed:
-            return
-        self._closed = True
-        try:
-            if sync:
-                self._native.sync()
-        finally:
-            self._native.close()
+        the OS), then releases the store and its lock. Idempotent, from any
+        thread: a close racing another returns once the store is closed."""
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                if sync:
+                    self._native.sync()
+            finally:
+                self._native.close()
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickles by path: unpickling (in a spawned worker, say) opens the

@@ -31,24 +31,31 @@ class Vfs:
 
     @property
     def name(self) -> str:
+        """The name this filesystem is registered under ("posix", "memory", ...)."""
         return self._fs.name()
 
     def exists(self, path: StrPath) -> bool:
+        """Whether a file or directory exists at `path`."""
         return self._fs.exists(os.fspath(path))
 
     def list(self, path: StrPath) -> list[str]:
+        """The names of directory `path`'s entries, files and directories alike, sorted."""
         return list(self._fs.list(os.fspath(path)))
 
     def create_directory(self, path: StrPath) -> None:
+        """Creates one directory (its parent must exist); FileExistsError if `path` exists."""
         self._fs.create_directory(os.fspath(path))
 
     def remove_directory(self, path: StrPath) -> None:
+        """Removes an empty directory."""
         self._fs.remove_directory(os.fspath(path))
 
     def remove(self, path: StrPath) -> None:
+        """Removes a file; open handles to it stay usable."""
         self._fs.remove(os.fspath(path))
 
     def rename(self, source: StrPath, destination: StrPath) -> None:
+        """Atomically renames a file, replacing `destination` if it is a file."""
         self._fs.rename(os.fspath(source), os.fspath(destination))
 
     def read_file(self, path: StrPath) -> bytes:

@@ -98,6 +98,7 @@ class DenseStore(TypedStore):
 
     @property
     def item_shape(self) -> tuple[int, ...]:
+        """Every record's shape (the array shape `append` takes after the batch axis)."""
         return self._fixed_shape()
 
     def append(self, records: npt.ArrayLike) -> int:

@@ -33,15 +33,23 @@ formulas in wrapping 64-bit arithmetic: for SEQUENTIAL and IID,
 seek(step) lands where `step` calls of next() would while
 step * batch_size < 2**64.
 
+Data-parallel training: `Sampler(..., rank=r, world_size=w)` returns rank
+r's contiguous slice (batch_size // w indices) of each global batch; the
+ranks' slices of a step, concatenated in rank order, are the batch a
+single process draws, at any `w` that divides `batch_size` (ValueError
+otherwise).
+
 Arguments are ints in [0, 2**64) (numpy integers too): a negative or too
 large one raises OverflowError, as in 1.7.7; a length or batch size of 0 and
 an unknown mode raise ValueError (1.7.7 crashes or runs another mode). A
-sampler is an endless iterator. One sampler must not be used from several
-threads at once.
+sampler is an endless iterator. It may be shared between threads (also on
+free-threaded Python): a lock makes each `next`, `batch`, `seek` and `step`
+whole, so threads drawing from one sampler get distinct consecutive steps.
 """
 
 import enum
 import operator
+import threading
 from typing import Self, SupportsIndex
 
 import numpy as np
@@ -62,53 +70,78 @@ class Sampler:
         IID_KEYED = 3  # loaderx only: IID keyed by step, O(1) seek
 
     def __init__(self, length: SupportsIndex, batch_size: SupportsIndex,
-                 mode: SupportsIndex, seed: SupportsIndex = 42) -> None:
+                 mode: SupportsIndex, seed: SupportsIndex = 42,
+                 rank: SupportsIndex = 0,
+                 world_size: SupportsIndex = 1) -> None:
         mode = operator.index(mode)
         if not 0 <= mode < 256:
             raise OverflowError(f"mode {mode} does not fit uint8")
+        # The native sampler's cursor is for one thread at a time.
+        self._lock = threading.Lock()
         self._native = _native.IndexSampler(
             _u64(length, "length"), _u64(batch_size, "batch_size"), mode,
-            _u64(seed, "seed"))
+            _u64(seed, "seed"), _u64(rank, "rank"),
+            _u64(world_size, "world_size"))
         self._batch_length = self._native.batch_length()
 
     def next(self) -> npt.NDArray[np.uint64]:
         """The current step's batch as a new uint64 array of exactly the
         indices drawn; advances one step."""
         out = np.empty(self._batch_length, dtype=np.uint64)
-        count = self._native.next_into(out)
+        with self._lock:
+            count = self._native.next_into(out)
         return out if count == len(out) else out[:count].copy()
 
     def batch(self, step: SupportsIndex) -> npt.NDArray[np.uint64]:
         """What `seek(step)` then `next()` would return, without moving the
         cursor (IID replays its stream: see the module's costs)."""
         out = np.empty(self._batch_length, dtype=np.uint64)
-        count = self._native.batch_into(_u64(step, "step"), out)
+        step = _u64(step, "step")
+        with self._lock:
+            count = self._native.batch_into(step, out)
         return out if count == len(out) else out[:count].copy()
 
     def seek(self, step: SupportsIndex) -> None:
         """Moves the cursor: the next `next()` returns batch `step`."""
-        self._native.seek(_u64(step, "step"))
+        step = _u64(step, "step")
+        with self._lock:
+            self._native.seek(step)
 
     @property
     def step(self) -> int:
         """The step the next `next()` returns."""
-        return self._native.step()
+        with self._lock:
+            return self._native.step()
 
     @property
     def length(self) -> int:
+        """The number of records the sampler draws from."""
         return self._native.length()
 
     @property
     def batch_size(self) -> int:
+        """Indices per step."""
         return self._native.batch_size()
 
     @property
     def mode(self) -> "Sampler.Mode":
+        """SEQUENTIAL, IID, CYCLIC or IID_KEYED, as constructed."""
         return Sampler.Mode(self._native.mode())
 
     @property
     def seed(self) -> int:
+        """The seed every step's batch is derived from."""
         return self._native.seed()
+
+    @property
+    def rank(self) -> int:
+        """This process's rank: which slice of every global batch it reads."""
+        return self._native.rank()
+
+    @property
+    def world_size(self) -> int:
+        """How many ranks share every global batch."""
+        return self._native.world_size()
 
     @property
     def batches_per_cycle(self) -> int:

@@ -14,7 +14,7 @@ nothing (it works offline). `build_wheel`:
 3. checks the extension (`elf.check`: glibc only, nothing exported but
    `PyInit__loaderx_native`) and tags the wheel for that interpreter and the
    manylinux platform its glibc symbol versions name, e.g.
-   `cp311-cp311-manylinux_2_36_x86_64`;
+   `cp311-abi3-manylinux_2_36_x86_64` (one wheel for CPython 3.11+);
 4. writes the wheel: swig/python/loaderx/ (modules, py.typed) plus the
    built `loaderx_native.py` and `_loaderx_native.so`.
 
@@ -29,6 +29,7 @@ import platform
 import re
 import subprocess
 import sys
+import sysconfig
 
 if sys.version_info < (3, 11):
     raise RuntimeError("building loaderx needs Python 3.11 or newer "
@@ -74,12 +75,17 @@ def _dist_info():
 
 
 def _interpreter_tags():
-    """cpXY-cpXY(flags) for the interpreter running the build."""
+    """`cp311-abi3`: the extension uses Python 3.11's limited API (see
+    bazel/python_headers.bzl), so one wheel serves CPython 3.11 and every
+    later version. A free-threaded interpreter has no limited API: its
+    wheel is for that version alone, e.g. `cp313-cp313t`."""
     if sys.implementation.name != "cpython":
         raise RuntimeError("loaderx's extension is built for CPython, not "
                            f"{sys.implementation.name}")
-    version = f"{sys.version_info.major}{sys.version_info.minor}"
-    return f"cp{version}-cp{version}{sys.abiflags}"
+    if sysconfig.get_config_var("Py_GIL_DISABLED"):
+        version = f"{sys.version_info.major}{sys.version_info.minor}"
+        return f"cp{version}-cp{version}{sys.abiflags}"
+    return "cp311-abi3"
 
 
 def _interpreter():

@@ -25,8 +25,11 @@ import java.util.Arrays;
  * some later step's batch), never freed memory. A batch not closed is released when it is
  * collected, but until then the ring allocates others in its place: close batches.
  *
- * <p>Thread safety: the accessors may be called from any thread; {@link #close} waits for calls in
- * flight.
+ * <p>Thread safety: the accessors may be called from any thread, also after the loader closed;
+ * {@link #close} waits for calls in flight. Every accessor throws {@link IllegalStateException}
+ * once the batch is closed.
+ *
+ * <p>Batches come only from {@link DataLoader#next()}; there is no public constructor.
  */
 public final class Batch implements AutoCloseable {
   /** Drops the native memory behind buffers the collector found unreachable; one daemon thread. */
@@ -50,17 +53,36 @@ public final class Batch implements AutoCloseable {
             });
   }
 
-  /** The step this batch is. */
+  /**
+   * {@return the step this batch is: the value {@link DataLoader#step()} had just before the
+   * {@link DataLoader#next()} that returned it} Steps are unsigned 64-bit values with every bit
+   * kept.
+   *
+   * @throws IllegalStateException if the batch is closed
+   */
   public long step() {
     return handle.call(b -> b.step());
   }
 
-  /** Records per stream. */
+  /**
+   * {@return the records per stream: at most the sampler's batch length} That is the loader's
+   * batch size (a rank's share of it: {@code batchSize / worldSize}), except in {@link
+   * SamplerMode#CYCLIC} mode over fewer records than the batch size, where every global batch
+   * holds each record once ({@link Sampler#batchLength()}).
+   *
+   * @throws IllegalStateException if the batch is closed
+   */
   public int size() {
     return (int) (long) handle.call(b -> b.size());
   }
 
-  /** The record indices, the same for every stream (a copy). */
+  /**
+   * {@return the indices of this step's records in the stores, a new array of {@link #size()}
+   * elements} Element {@code i} is the index, in every stream's store, of record {@code i} of
+   * every stream.
+   *
+   * @throws IllegalStateException if the batch is closed
+   */
   public long[] indices() {
     return handle.call(
         b -> {
@@ -70,16 +92,47 @@ public final class Batch implements AutoCloseable {
         });
   }
 
-  /** Stream {@code name}'s records (see the class comment for the layout and lifetime). */
+  /**
+   * Stream {@code name}'s records: a new view of the stream's whole buffer (position 0, limit and
+   * capacity its bytes in use, native byte order, writable), sharing its memory with every other
+   * view of it. A dense stream's holds record {@code i} at byte {@code i} times its store's {@link
+   * DenseStore#recordBytes()}; a ragged stream's holds record {@code i} at {@link #offset(String,
+   * int)}. See the class comment for how long the bytes stay this step's.
+   *
+   * @param name the stream's name, as given to the {@link DataLoader}
+   * @return a direct buffer over the stream's records, valid until {@link #close}
+   * @throws IllegalArgumentException if the batch has no stream called {@code name}
+   * @throws IllegalStateException if the batch is closed
+   */
   public ByteBuffer stream(String name) {
     return stream(index(name));
   }
 
+  /**
+   * Stream number {@code stream}'s records (the order of {@link DataLoader#streamNames()}); the
+   * same view as {@link #stream(String)}.
+   *
+   * @param stream the stream's position among the loader's streams, from 0
+   * @return a direct buffer over the stream's records, valid until {@link #close}
+   * @throws IllegalArgumentException if {@code stream} is negative or not less than the number of
+   *     streams
+   * @throws IllegalStateException if the batch is closed
+   */
   public ByteBuffer stream(int stream) {
     return handle.call(b -> root(b, stream).duplicate().order(ByteOrder.nativeOrder()));
   }
 
-  /** Record {@code record}'s shape in stream {@code name}. */
+  /**
+   * Record {@code record}'s shape in stream {@code name}: a dense stream's store's item shape for
+   * every record, a ragged record's own shape (empty for a scalar).
+   *
+   * @param name the stream's name
+   * @param record the record's position in the batch, from 0 to {@link #size()} - 1
+   * @return the record's dimensions, in items, as a new array
+   * @throws IllegalArgumentException if the batch has no stream called {@code name}
+   * @throws IndexOutOfBoundsException if {@code record} is not in {@code [0, size())}
+   * @throws IllegalStateException if the batch is closed
+   */
   public long[] shape(String name, int record) {
     int s = index(name);
     return handle.call(
@@ -92,13 +145,36 @@ public final class Batch implements AutoCloseable {
         });
   }
 
-  /** Where record {@code record} of stream {@code name} starts in its buffer. */
+  /**
+   * Where record {@code record} of stream {@code name} starts in the stream's buffer ({@link
+   * #stream(String)}), in bytes: {@code record} times the store's {@link DenseStore#recordBytes()}
+   * in a dense stream; in a ragged one a multiple of the item size, the records back to back in
+   * batch order.
+   *
+   * @param name the stream's name
+   * @param record the record's position in the batch, from 0 to {@link #size()} - 1
+   * @return the record's byte offset in the stream's buffer
+   * @throws IllegalArgumentException if the batch has no stream called {@code name}
+   * @throws IndexOutOfBoundsException if {@code record} is not in {@code [0, size())}
+   * @throws IllegalStateException if the batch is closed
+   */
   public long offset(String name, int record) {
     int s = index(name);
     return handle.call(b -> b.offsets(s)[record]);
   }
 
-  /** Record {@code record} of stream {@code name}: a view of its buffer (same lifetime rule). */
+  /**
+   * Record {@code record} of stream {@code name}: a new view of just its bytes in the stream's
+   * buffer (position 0, limit and capacity the record's bytes, native byte order, writable), under
+   * the same lifetime rule as the whole buffer.
+   *
+   * @param name the stream's name
+   * @param record the record's position in the batch, from 0 to {@link #size()} - 1
+   * @return a direct buffer of {@code itemSize * prod(shape(name, record))} bytes
+   * @throws IllegalArgumentException if the batch has no stream called {@code name}
+   * @throws IndexOutOfBoundsException if {@code record} is not in {@code [0, size())}
+   * @throws IllegalStateException if the batch is closed
+   */
   public ByteBuffer record(String name, int record) {
     int s = index(name);
     return handle.call(
@@ -142,7 +218,8 @@ public final class Batch implements AutoCloseable {
 
   /**
    * Hands the batch back to the loader's ring; buffers handed out now hold bytes a later step
-   * overwrites (see the class comment). Idempotent.
+   * overwrites (see the class comment). Waits for accessor calls in flight on other threads.
+   * Idempotent: closing a closed batch does nothing. Never throws.
    */
   @Override
   public void close() {

@@ -29,6 +29,43 @@ public final class Errors {
 
   private Errors() {}
 
+  /**
+   * The exception for a native error, by this table (first match wins; docs/bindings.md has it
+   * beside Python's):
+   *
+   * <table class="striped">
+   * <caption>Native errors and the exceptions they become</caption>
+   * <thead>
+   * <tr><th scope="col">status (store code)</th><th scope="col">exception</th></tr>
+   * </thead>
+   * <tbody>
+   * <tr><th scope="row">busy (-14)</th><td>{@link StoreBusyException}</td></tr>
+   * <tr><th scope="row">unknown plugin name (1)</th><td>{@link IllegalArgumentException}</td></tr>
+   * <tr><th scope="row">InvalidArgument (record too large, -4, included)</th>
+   * <td>{@link IllegalArgumentException}</td></tr>
+   * <tr><th scope="row">OutOfRange (-3)</th><td>{@link IndexOutOfBoundsException}</td></tr>
+   * <tr><th scope="row">NotFound (-11)</th>
+   * <td>{@link UncheckedIOException} wrapping a {@link FileNotFoundException}</td></tr>
+   * <tr><th scope="row">AlreadyExists (-12)</th>
+   * <td>{@link UncheckedIOException} wrapping a {@link FileAlreadyExistsException}</td></tr>
+   * <tr><th scope="row">PermissionDenied</th>
+   * <td>{@link UncheckedIOException} wrapping an {@link AccessDeniedException}</td></tr>
+   * <tr><th scope="row">FailedPrecondition (kind mismatch, -13, included)</th>
+   * <td>{@link IllegalStateException}</td></tr>
+   * <tr><th scope="row">Unimplemented</th><td>{@link UnsupportedOperationException}</td></tr>
+   * <tr><th scope="row">anything else: DataLoss (-7, -8), I/O (-2), ...</th>
+   * <td>{@link UncheckedIOException} wrapping an {@link IOException}</td></tr>
+   * </tbody>
+   * </table>
+   *
+   * <p>Called from JNI when a native call fails; the binding throws what it returns. Every
+   * exception carries {@code message} (which names the operation, the path or the index).
+   *
+   * @param statusCode the {@code absl::StatusCode} value
+   * @param errorCode the reference's store error code ({@code loaderx::ErrorCode}; 0 for none)
+   * @param message the native error's message
+   * @return the exception to throw, never {@code null}
+   */
   public static RuntimeException of(int statusCode, int errorCode, String message) {
     if (errorCode == BUSY) {
       return new StoreBusyException(message);

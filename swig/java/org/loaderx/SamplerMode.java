@@ -17,12 +17,18 @@ public enum SamplerMode {
     this.number = number;
   }
 
-  /** 1.7.7's number for the mode. */
+  /** {@return 1.7.7's number for the mode (0 to 3), as its {@code Sampler.Mode} numbers it} */
   public int number() {
     return number;
   }
 
-  /** The mode numbered {@code number}; {@link IllegalArgumentException} for an unknown one. */
+  /**
+   * The mode numbered {@code number}.
+   *
+   * @param number 1.7.7's number for the mode, 0 to 3
+   * @return the mode with that {@link #number()}
+   * @throws IllegalArgumentException if no mode has that number
+   */
   public static SamplerMode of(int number) {
     for (SamplerMode mode : values()) {
       if (mode.number == number) return mode;

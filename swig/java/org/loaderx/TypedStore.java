@@ -17,6 +17,13 @@ import java.util.Objects;
  * request (wrong dtype, shape or byte count, an empty append), {@link IndexOutOfBoundsException}
  * naming an index, {@link IllegalStateException} for a call the store's kind has no meaning for,
  * {@link java.io.UncheckedIOException} for I/O and damaged stores. A failed call changes nothing.
+ *
+ * <p>Durability: appends are durable once a later {@link #sync()} returns; {@code delete} and
+ * {@code compact} are durable when they return. A crash never loses what was durable, nor leaves
+ * a store that does not open.
+ *
+ * <p>Subclassed only in this package: {@link DenseStore#open} and {@link RaggedStore#open} make
+ * stores.
  */
 public abstract class TypedStore implements AutoCloseable {
   final NativeHandle<org.loaderx.internal.TypedStore> handle;
@@ -29,48 +36,98 @@ public abstract class TypedStore implements AutoCloseable {
             getClass().getSimpleName(), store, org.loaderx.internal.TypedStore::delete);
   }
 
-  /** The store's kind: "dense", "ragged", or a plugin owner's. */
+  /**
+   * {@return the store's kind: "dense", "ragged", or a plugin owner's name}
+   *
+   * @throws IllegalStateException if the store is closed
+   */
   public String kind() {
     return handle.call(h -> h.kind());
   }
 
-  /** numpy's {@code dtype.str} of the records. */
+  /**
+   * {@return numpy's {@code dtype.str} of the records' items, e.g. {@code "<f4"}}
+   *
+   * @throws IllegalStateException if the store is closed
+   */
   public String dtype() {
     return handle.call(h -> h.dtype());
   }
 
-  /** Bytes per element of the dtype. */
+  /**
+   * {@return the bytes per item of the dtype (numpy's {@code itemsize}): 4 for {@code "<f4"}}
+   *
+   * @throws IllegalStateException if the store is closed
+   */
   public long itemSize() {
     return handle.call(h -> h.itemSize());
   }
 
-  /** Records in the store. */
+  /**
+   * {@return the records in the store; indices run from 0 to this minus 1} It grows with every
+   * append and shrinks with every delete, from any thread.
+   *
+   * @throws IllegalStateException if the store is closed
+   */
   public long size() {
     return handle.call(h -> h.size());
   }
 
+  /**
+   * {@return the name of the store's codec, fixed when it was created: "raw", "zstd", "zstd_dict"
+   * or a plugin's}
+   *
+   * @throws IllegalStateException if the store is closed
+   */
   public String codec() {
     return handle.call(h -> h.codec());
   }
 
-  /** Whether the codec compresses against a trained dictionary. */
+  /**
+   * {@return whether the codec compresses against a trained dictionary (the store holds one)}
+   *
+   * @throws IllegalStateException if the store is closed
+   */
   public boolean hasDictionary() {
     return handle.call(h -> h.hasDict());
   }
 
   /**
    * Deletes the records at {@code indices} by moving the last records into their places
-   * (duplicates are deleted once).
+   * (duplicates are deleted once), so the records after them change index; all or nothing, and
+   * durable when it returns. Waits for the calls in flight on other threads and holds new ones
+   * off until it finishes; a loader reading the store then meets indices past the new end as
+   * {@link IndexOutOfBoundsException}. No indices: nothing is deleted.
+   *
+   * @param indices the records to delete, each in {@code [0, size())}
+   * @throws IndexOutOfBoundsException naming an index that is negative or not less than {@link
+   *     #size()} (nothing is deleted)
+   * @throws IllegalStateException if the store is closed or was opened read-only
+   * @throws java.io.UncheckedIOException for an I/O error (nothing is deleted)
    */
   public void delete(long... indices) {
     handle.run(h -> h.deleteRecords(indices));
   }
 
-  /** Reclaims the bytes deleted records left behind. */
+  /**
+   * Reclaims the bytes deleted records left behind ({@link StoreStats#reclaimable()} bounds them),
+   * moving live records; indices do not change. Durable when it returns, and a crash at any
+   * point loses no record. Waits for the calls in flight on other threads and holds new ones off
+   * until it finishes.
+   *
+   * @throws IllegalStateException if the store is closed or was opened read-only
+   * @throws java.io.UncheckedIOException for an I/O error or a damaged store
+   */
   public void compact() {
     handle.run(h -> h.compact());
   }
 
+  /**
+   * {@return the store's statistics, a snapshot} May run alongside reads and appends.
+   *
+   * @throws IllegalStateException if the store is closed
+   * @throws java.io.UncheckedIOException for an I/O error
+   */
   public StoreStats stats() {
     return handle.call(
         h -> {
@@ -86,7 +143,13 @@ public abstract class TypedStore implements AutoCloseable {
 
   /**
    * Reads every record once and checks it against the checksum written with it, reporting every
-   * damaged record instead of stopping at the first. May run alongside reads and appends.
+   * damaged record instead of stopping at the first. May run alongside reads and appends, and
+   * covers the records present when it starts. Records without a checksum (written by loaderx
+   * 1.7.7) are checked only for decoding. Damage is reported, not thrown.
+   *
+   * @return what was found ({@link VerifyReport#ok()} if nothing is damaged)
+   * @throws IllegalStateException if the store is closed
+   * @throws java.io.UncheckedIOException if the verification itself fails (an I/O error)
    */
   public VerifyReport verify() {
     return verifyReporting(null);
@@ -97,6 +160,12 @@ public abstract class TypedStore implements AutoCloseable {
    * VerifyProgress}: calls from the engine's threads, never two at once). An exception {@code
    * progress} throws stops its calls; the verification still runs to its end, and then this
    * method throws that exception.
+   *
+   * @param progress told {@code (done, total)} every few thousand records and once at the end
+   * @return what was found ({@link VerifyReport#ok()} if nothing is damaged)
+   * @throws NullPointerException if {@code progress} is {@code null}
+   * @throws IllegalStateException if the store is closed
+   * @throws java.io.UncheckedIOException if the verification itself fails (an I/O error)
    */
   public VerifyReport verify(VerifyProgress progress) {
     return verifyReporting(Objects.requireNonNull(progress, "progress"));
@@ -120,12 +189,21 @@ public abstract class TypedStore implements AutoCloseable {
         });
   }
 
-  /** Whether the store was opened read-only ({@link StoreRequest#readOnly}). */
+  /**
+   * {@return whether the store was opened read-only ({@link StoreRequest#readOnly})}
+   *
+   * @throws IllegalStateException if the store is closed
+   */
   public boolean readOnly() {
     return handle.call(h -> h.readOnly());
   }
 
-  /** Makes everything appended so far durable. */
+  /**
+   * Makes everything appended so far durable. Does nothing on a read-only store.
+   *
+   * @throws IllegalStateException if the store is closed
+   * @throws java.io.UncheckedIOException for an I/O error (the appends may not be durable)
+   */
   public void sync() {
     handle.run(h -> h.sync());
   }
@@ -135,7 +213,11 @@ public abstract class TypedStore implements AutoCloseable {
     return handle.call(h -> h.appendArray("", shape, data)); // the store's dtype
   }
 
-  /** Releases the store and its lock; later calls are {@link IllegalStateException}. */
+  /**
+   * Releases the store and its lock, after waiting for the calls in flight on other threads;
+   * later calls are {@link IllegalStateException}. A {@link DataLoader} reading the store keeps it
+   * open, and locked, until the loader closes. Idempotent.
+   */
   @Override
   public void close() {
     handle.close();

@@ -17,6 +17,11 @@ package org.loaderx;
  */
 @FunctionalInterface
 public interface VerifyProgress {
-  /** {@code done} of {@code total} records examined. */
+  /**
+   * Called with how far the verification has got.
+   *
+   * @param done the records examined so far, from 0 to {@code total}, growing from call to call
+   * @param total the records the verification examines in all (the store's size when it started)
+   */
   void report(long done, long total);
 }
