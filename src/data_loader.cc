@@ -11,8 +11,8 @@
 #include "absl/strings/str_join.h"
 #include "loaderx/spi/status_macros.h"
 #include "src/checksum.h"
-#include "src/mix64.h"
 #include "src/loader_pipeline.h"
+#include "src/mix64.h"
 
 namespace loaderx {
 namespace {

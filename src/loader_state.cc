@@ -9,12 +9,12 @@
 namespace loaderx {
 namespace {
 
-absl::Status Mismatch(absl::string_view field, uint64_t saved,
-                      uint64_t current, absl::string_view meaning) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      "loader state: the saved state's ", field, " is ", saved,
-      ", this loader's is ", current, " (", meaning,
-      "); resuming would read a different sequence"));
+absl::Status Mismatch(absl::string_view field, uint64_t saved, uint64_t current,
+                      absl::string_view meaning) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("loader state: the saved state's ", field, " is ", saved,
+                   ", this loader's is ", current, " (", meaning,
+                   "); resuming would read a different sequence"));
 }
 
 }  // namespace

@@ -26,8 +26,8 @@ std::vector<uint64_t> Draw(Sampler& sampler) {
 
 // Steps [first, first + count) drawn by `world` shards seeked to `first`,
 // each step's slices concatenated in rank order.
-std::vector<std::vector<uint64_t>> ShardedSteps(uint64_t length,
-                                                uint64_t batch, SamplerMode mode,
+std::vector<std::vector<uint64_t>> ShardedSteps(uint64_t length, uint64_t batch,
+                                                SamplerMode mode,
                                                 uint64_t world, uint64_t first,
                                                 uint64_t count) {
   std::vector<std::vector<uint64_t>> steps(count);
@@ -59,8 +59,8 @@ TEST(SamplerShardTest, RanksTogetherDrawTheSingleProcessBatch) {
   // 101 records, batch 12: a remainder in every mode.
   for (SamplerMode mode : kModes) {
     for (uint64_t world : {1, 2, 3, 4, 6, 12}) {
-      SCOPED_TRACE(testing::Message() << "mode " << static_cast<int>(mode)
-                                      << " world " << world);
+      SCOPED_TRACE(testing::Message()
+                   << "mode " << static_cast<int>(mode) << " world " << world);
       EXPECT_EQ(ShardedSteps(101, 12, mode, world, 0, 40),
                 SingleSteps(101, 12, mode, 0, 40));
       EXPECT_EQ(ShardedSteps(101, 12, mode, world, 23, 10),
@@ -72,8 +72,8 @@ TEST(SamplerShardTest, RanksTogetherDrawTheSingleProcessBatch) {
 TEST(SamplerShardTest, ElasticWorldSizesContinueOneSequence) {
   for (SamplerMode mode : kModes) {
     SCOPED_TRACE(static_cast<int>(mode));
-    std::vector<std::vector<uint64_t>> elastic = ShardedSteps(
-        101, 24, mode, 4, 0, 7);
+    std::vector<std::vector<uint64_t>> elastic =
+        ShardedSteps(101, 24, mode, 4, 0, 7);
     for (const auto& step : ShardedSteps(101, 24, mode, 2, 7, 9)) {
       elastic.push_back(step);
     }
@@ -98,9 +98,11 @@ TEST(SamplerShardTest, BatchOfAShardIsItsSliceOfTheGlobalBatch) {
       std::vector<uint64_t> whole(8);
       ASSERT_OK(single.Batch(step, absl::MakeSpan(whole)));
       std::vector<uint64_t> slice(2);
-      ASSERT_OK_AND_ASSIGN(size_t count, shard.Batch(step, absl::MakeSpan(slice)));
+      ASSERT_OK_AND_ASSIGN(size_t count,
+                           shard.Batch(step, absl::MakeSpan(slice)));
       EXPECT_EQ(count, 2u);
-      EXPECT_EQ(slice, std::vector<uint64_t>(whole.begin() + 4, whole.begin() + 6));
+      EXPECT_EQ(slice,
+                std::vector<uint64_t>(whole.begin() + 4, whole.begin() + 6));
     }
   }
 }

@@ -54,6 +54,42 @@ class TypedStoreStreamImpl final : public LoaderStream {
   const uint64_t fingerprint_;
 };
 
+// A `StoreSet` seen as a stream (see `StoreSetStream`).
+class StoreSetStreamImpl final : public LoaderStream {
+ public:
+  StoreSetStreamImpl(std::shared_ptr<const StoreSet> set, StreamType type)
+      : set_(std::move(set)), type_(std::move(type)) {}
+
+  const StreamType& type() const override { return type_; }
+  uint64_t size() const override { return set_->size(); }
+  uint64_t fingerprint() const override { return set_->fingerprint(); }
+
+  absl::Status Gather(absl::Span<const uint64_t> indices,
+                      StreamBatch& out) const override {
+    absl::Status status = GatherInto(indices, out);
+    if (!status.ok()) out.Clear();
+    return status;
+  }
+
+ private:
+  absl::Status GatherInto(absl::Span<const uint64_t> indices,
+                          StreamBatch& out) const {
+    if (type_.kind == StreamKind::kDense) {
+      LOADERX_ASSIGN_OR_RETURN(absl::Span<char> destination,
+                               out.PrepareDense(indices.size()));
+      return set_->GatherFixed(indices, destination);
+    }
+    LOADERX_ASSIGN_OR_RETURN(std::vector<std::vector<uint64_t>> shapes,
+                             set_->Shapes(indices));
+    LOADERX_ASSIGN_OR_RETURN(absl::Span<const absl::Span<char>> destinations,
+                             out.PrepareRagged(shapes));
+    return set_->Gather(indices, destinations);
+  }
+
+  const std::shared_ptr<const StoreSet> set_;
+  const StreamType type_;
+};
+
 // `store`, not owned: the caller keeps it alive.
 std::shared_ptr<const TypedStore> Unowned(const TypedStore& store) {
   return std::shared_ptr<const TypedStore>(std::shared_ptr<void>(), &store);
@@ -87,6 +123,17 @@ absl::StatusOr<std::unique_ptr<LoaderStream>> TypedStoreStream(
   LOADERX_ASSIGN_OR_RETURN(const uint64_t fingerprint, store->Fingerprint());
   return std::make_unique<TypedStoreStreamImpl>(std::move(store),
                                                 std::move(type), fingerprint);
+}
+
+absl::StatusOr<std::unique_ptr<LoaderStream>> StoreSetStream(
+    std::shared_ptr<const StoreSet> set) {
+  if (set == nullptr) {
+    return absl::InvalidArgumentError("StoreSetStream: the set is null");
+  }
+  // The members' type, as the first member's stream describes it.
+  LOADERX_ASSIGN_OR_RETURN(std::unique_ptr<LoaderStream> first,
+                           TypedStoreStream(set->shared_member(0)));
+  return std::make_unique<StoreSetStreamImpl>(std::move(set), first->type());
 }
 
 absl::StatusOr<std::unique_ptr<LoaderStream>> DenseStoreStream(

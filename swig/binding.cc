@@ -107,9 +107,9 @@ IndexSampler::IndexSampler(uint64_t length, uint64_t batch_size, int mode,
     ThrowIfError(absl::InvalidArgumentError(
         absl::StrCat("sampler: unknown mode ", mode)));
   }
-  sampler_ = std::make_unique<Sampler>(ValueOrThrow(Sampler::Create(
-      length, batch_size, static_cast<SamplerMode>(mode), seed,
-      SamplerShard{rank, world_size})));
+  sampler_ = std::make_unique<Sampler>(ValueOrThrow(
+      Sampler::Create(length, batch_size, static_cast<SamplerMode>(mode), seed,
+                      SamplerShard{rank, world_size})));
 }
 
 IndexSampler::~IndexSampler() = default;

@@ -12,11 +12,13 @@
 #include "loaderx/data_loader.h"
 #include "loaderx/loader_batch.h"
 #include "loaderx/loader_stream.h"
+#include "loaderx/store_set.h"
 #include "loaderx/store_streams.h"
 #include "loaderx/typed_store.h"
 #include "loaderx/vfs.h"
 #include "swig/binding_status.h"
 #include "swig/guarded_store.h"
+#include "swig/set_binding.h"
 
 namespace loaderx::binding {
 namespace {
@@ -67,6 +69,21 @@ const char* KindName(StreamKind kind) {
 }
 
 }  // namespace
+
+void LoaderStreams::add_set(const std::string& name, const SetHandle& set) {
+  if (set.set_ == nullptr) {
+    ThrowIfError(absl::FailedPreconditionError(
+        absl::StrCat("stream '", name, "': the store set is closed")));
+  }
+  // The stream shares the set; the set's handle keeps the filesystem, which
+  // the aliasing pointer keeps alive with it.
+  auto keep = std::make_shared<
+      std::pair<std::shared_ptr<Vfs>, std::shared_ptr<const StoreSet>>>(
+      set.vfs_, set.set_);
+  std::shared_ptr<const StoreSet> aliased(keep, keep->second.get());
+  streams_.push_back(
+      Named{name, ValueOrThrow(StoreSetStream(std::move(aliased)))});
+}
 
 void LoaderStreams::add_store(const std::string& name,
                               const StoreHandle& store) {
@@ -198,8 +215,8 @@ std::unique_ptr<DataLoader> CreateLoader(std::vector<NamedStream> named,
 }  // namespace
 
 LoaderHandle::LoaderHandle(const LoaderStreams& streams, uint64_t batch_size,
-                           int mode, uint64_t seed, int prefetch,
-                           uint64_t rank, uint64_t world_size)
+                           int mode, uint64_t seed, int prefetch, uint64_t rank,
+                           uint64_t world_size)
     : loader_([&] {
         std::vector<NamedStream> named;
         for (const LoaderStreams::Named& stream : streams.streams_) {
@@ -242,9 +259,9 @@ void LoaderHandle::restore(uint64_t step, uint64_t seed, int mode,
     ThrowIfError(absl::InvalidArgumentError(
         absl::StrCat("loader state: unknown sampler mode ", mode)));
   }
-  ThrowIfError(loader_->Restore(LoaderState{step, seed,
-                                            static_cast<SamplerMode>(mode),
-                                            batch_size, length, fingerprint}));
+  ThrowIfError(
+      loader_->Restore(LoaderState{step, seed, static_cast<SamplerMode>(mode),
+                                   batch_size, length, fingerprint}));
 }
 uint64_t LoaderHandle::size() const { return loader_->size(); }
 uint64_t LoaderHandle::batch_size() const {

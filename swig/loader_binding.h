@@ -68,6 +68,8 @@ class LoaderStream;
 
 namespace loaderx::binding {
 
+class SetHandle;
+
 // Bytes inside a batch, with a share of the batch that keeps them valid:
 // whoever holds a copy of `owner` holds the batch out of the ring.
 struct BatchMemory {
@@ -86,6 +88,9 @@ class LoaderStreams {
   // loader reads it leaves the store open (and locked) until that loader
   // closes. FailedPrecondition if the handle is closed.
   void add_store(const std::string& name, const StoreHandle& store);
+  // A store set (`SetHandle`): dense or ragged as its members are. The
+  // loader shares the set. FailedPrecondition if the handle is closed.
+  void add_set(const std::string& name, const SetHandle& set);
   // A dense uint64 stream whose record i is i: for a loader whose records
   // come from elsewhere (a language's own sources, gathered at each batch's
   // `indices()`). `length` (> 0) records.

@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "swig/binding.h"
 #include "swig/loader_binding.h"
+#include "swig/set_binding.h"
 #include "swig/store_binding.h"
 %}
 
@@ -152,6 +153,7 @@ void RaisePythonError(int status_code, int error_code, const char* message) {
 
 %include "swig/binding.h"
 %include "swig/store_binding.h"
+%include "swig/set_binding.h"
 %include "swig/cli.i"
 
 // ---------------------------------------------------------------------------

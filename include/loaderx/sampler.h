@@ -153,8 +153,8 @@ class Sampler {
     uint64_t draws = 0;
   };
 
-  Sampler(uint64_t length, uint64_t batch_size, SamplerMode mode,
-          uint64_t seed, SamplerShard shard);
+  Sampler(uint64_t length, uint64_t batch_size, SamplerMode mode, uint64_t seed,
+          SamplerShard shard);
 
   void SeekState(State& state, uint64_t step) const;
   size_t FillBatch(State& state, absl::Span<uint64_t> out) const;

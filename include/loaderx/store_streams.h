@@ -19,6 +19,7 @@
 #include "loaderx/dense_store.h"
 #include "loaderx/loader_stream.h"
 #include "loaderx/ragged_store.h"
+#include "loaderx/store_set.h"
 #include "loaderx/typed_store.h"
 
 namespace loaderx {
@@ -40,6 +41,14 @@ absl::StatusOr<std::unique_ptr<LoaderStream>> RaggedStoreStream(
 // a null store.
 absl::StatusOr<std::unique_ptr<LoaderStream>> TypedStoreStream(
     std::shared_ptr<const TypedStore> store);
+
+// A store set as one stream: its members' records in set order, dense for
+// a fixed-width set, ragged (payloads back to back in batch order) for a
+// shaped one; every gather resolves its positions to members in one pass
+// and reads the members in parallel. The stream keeps `set` alive; its
+// fingerprint is the set's. InvalidArgument for a null set.
+absl::StatusOr<std::unique_ptr<LoaderStream>> StoreSetStream(
+    std::shared_ptr<const StoreSet> set);
 
 }  // namespace loaderx
 

@@ -16,7 +16,7 @@ namespace {
 std::vector<Command> AllCommands() {
   std::vector<Command> commands;
   for (auto group : {InspectCommands, MaintainCommands, ImportCommands,
-                     ExportCommands, RecordCommands}) {
+                     ExportCommands, RecordCommands, SetCommands}) {
     for (Command& command : group()) commands.push_back(std::move(command));
   }
   return commands;

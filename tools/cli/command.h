@@ -44,6 +44,7 @@ std::vector<Command> MaintainCommands();  // compact, recode
 std::vector<Command> ImportCommands();    // import
 std::vector<Command> ExportCommands();    // export
 std::vector<Command> RecordCommands();    // head, cat
+std::vector<Command> SetCommands();       // set create
 
 // The options several commands share.
 OptionSpec JsonOption();

@@ -18,7 +18,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "loaderx/store_set.h"
 #include "tools/cli/command.h"
+#include "tools/cli/commands_set.h"
 #include "tools/cli/interrupt.h"
 #include "tools/cli/npy_format.h"
 #include "tools/cli/staged_output.h"
@@ -71,7 +73,8 @@ class OutputFile {
 };
 
 // Reads records [first, first + count) into `buffer`.
-absl::StatusOr<ShapedBatch> ReadRange(const TypedStore& store, uint64_t first,
+template <typename Store>
+absl::StatusOr<ShapedBatch> ReadRange(const Store& store, uint64_t first,
                                       uint64_t count, std::string& buffer) {
   std::vector<uint64_t> indices(count);
   std::iota(indices.begin(), indices.end(), first);
@@ -84,7 +87,8 @@ absl::StatusOr<ShapedBatch> ReadRange(const TypedStore& store, uint64_t first,
 
 // The one shape every record has, or the error naming the first that
 // differs from record 0.
-absl::StatusOr<std::vector<uint64_t>> CommonShape(const TypedStore& store) {
+template <typename Store>
+absl::StatusOr<std::vector<uint64_t>> CommonShape(const Store& store) {
   if (store.fixed_width()) return store.identity().item_shape;
   if (store.size() == 0) {
     return absl::InvalidArgumentError(
@@ -113,7 +117,8 @@ absl::StatusOr<std::vector<uint64_t>> CommonShape(const TypedStore& store) {
   return common;
 }
 
-absl::Status ExportArray(const TypedStore& store, const std::string& path,
+template <typename Store>
+absl::Status ExportArray(const Store& store, const std::string& path,
                          CommandContext& context) {
   absl::StatusOr<std::vector<uint64_t>> record_shape = CommonShape(store);
   if (!record_shape.ok()) return record_shape.status();
@@ -150,7 +155,8 @@ absl::Status ExportArray(const TypedStore& store, const std::string& path,
   return absl::OkStatus();
 }
 
-absl::Status ExportPerRecord(const TypedStore& store, const std::string& path,
+template <typename Store>
+absl::Status ExportPerRecord(const Store& store, const std::string& path,
                              CommandContext& context) {
   std::error_code error;
   if (!fs::create_directory(path, error)) {
@@ -183,13 +189,32 @@ absl::Status ExportPerRecord(const TypedStore& store, const std::string& path,
   return absl::OkStatus();
 }
 
+template <typename Store>
+absl::Status Export(const Store& store, const std::string& path,
+                    const std::string& destination,
+                    const ParsedArguments& arguments, CommandContext& context);
+
 absl::Status RunExport(const ParsedArguments& arguments,
                        CommandContext& context) {
   const std::string& path = arguments.positionals[0];
   const std::string& destination = arguments.positionals[1];
+  if (LooksLikeStoreSet(path)) {
+    absl::StatusOr<std::unique_ptr<Vfs>> vfs = LocalVfs();
+    if (!vfs.ok()) return vfs.status();
+    absl::StatusOr<std::unique_ptr<StoreSet>> set = StoreSet::Open(**vfs, path);
+    if (!set.ok()) return set.status();
+    return Export(**set, path, destination, arguments, context);
+  }
   absl::StatusOr<OpenedStore> opened = OpenStore(path, /*read_only=*/true);
   if (!opened.ok()) return opened.status();
-  const TypedStore& store = *opened->store;
+  return Export(*opened->store, path, destination, arguments, context);
+}
+
+// Exports `store` (a `TypedStore` or a `StoreSet`) read from `path`.
+template <typename Store>
+absl::Status Export(const Store& store, const std::string& path,
+                    const std::string& destination,
+                    const ParsedArguments& arguments, CommandContext& context) {
   const bool per_record = arguments.Has("--per-record");
   absl::StatusOr<std::unique_ptr<StagedOutput>> staged =
       StagedOutput::Reserve(destination);

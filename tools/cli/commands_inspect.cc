@@ -1,4 +1,5 @@
-// `info`, `stats` and `verify`: read-only looks at one store.
+// `info`, `stats` and `verify`: read-only looks at one store (or, given a
+// store-set manifest, at the set: commands_set.cc).
 
 #include <string>
 #include <vector>
@@ -7,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tools/cli/command.h"
+#include "tools/cli/commands_set.h"
 #include "tools/cli/progress.h"
 #include "tools/cli/store_access.h"
 
@@ -34,6 +36,7 @@ void PrintReport(const ParsedArguments& arguments, CommandContext& context,
 absl::Status RunInfo(const ParsedArguments& arguments,
                      CommandContext& context) {
   const std::string& path = arguments.positionals[0];
+  if (LooksLikeStoreSet(path)) return RunSetInfo(arguments, context);
   absl::StatusOr<OpenedStore> opened = OpenStore(path, /*read_only=*/true);
   if (!opened.ok()) return opened.status();
   absl::StatusOr<Json> info = DescribeStore(path, *opened->store);
@@ -45,6 +48,7 @@ absl::Status RunInfo(const ParsedArguments& arguments,
 absl::Status RunStats(const ParsedArguments& arguments,
                       CommandContext& context) {
   const std::string& path = arguments.positionals[0];
+  if (LooksLikeStoreSet(path)) return RunSetStats(arguments, context);
   absl::StatusOr<OpenedStore> opened = OpenStore(path, /*read_only=*/true);
   if (!opened.ok()) return opened.status();
   absl::StatusOr<StoreStats> stats = opened->store->Stats();
@@ -71,6 +75,7 @@ absl::Status RunStats(const ParsedArguments& arguments,
 absl::Status RunVerify(const ParsedArguments& arguments,
                        CommandContext& context) {
   const std::string& path = arguments.positionals[0];
+  if (LooksLikeStoreSet(path)) return RunSetVerify(arguments, context);
   absl::StatusOr<OpenedStore> opened = OpenStore(path, /*read_only=*/true);
   if (!opened.ok()) return opened.status();
   absl::StatusOr<VerifyReport> verified;

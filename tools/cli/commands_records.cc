@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,7 +13,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "loaderx/store_set.h"
 #include "tools/cli/command.h"
+#include "tools/cli/commands_set.h"
 #include "tools/cli/interrupt.h"
 #include "tools/cli/store_access.h"
 
@@ -92,7 +96,10 @@ absl::StatusOr<std::vector<uint64_t>> ParseIndices(
   return indices;
 }
 
-absl::Status PrintRecords(const TypedStore& store,
+// `Store` is a `TypedStore` or a `StoreSet`: both `Read` a batch into one
+// buffer and have a dtype and item size.
+template <typename Store>
+absl::Status PrintRecords(const Store& store,
                           const std::vector<uint64_t>& indices,
                           const ParsedArguments& arguments,
                           CommandContext& context) {
@@ -163,31 +170,50 @@ absl::Status PrintRecords(const TypedStore& store,
   return absl::OkStatus();
 }
 
+// Runs `body` with the store, or the store set, at `path`, opened
+// read-only.
+absl::Status WithRecords(
+    const std::string& path,
+    const std::function<absl::Status(const TypedStore*, const StoreSet*)>&
+        body) {
+  if (LooksLikeStoreSet(path)) {
+    absl::StatusOr<std::unique_ptr<Vfs>> vfs = LocalVfs();
+    if (!vfs.ok()) return vfs.status();
+    absl::StatusOr<std::unique_ptr<StoreSet>> set = StoreSet::Open(**vfs, path);
+    if (!set.ok()) return set.status();
+    return body(nullptr, set->get());
+  }
+  absl::StatusOr<OpenedStore> opened = OpenStore(path, /*read_only=*/true);
+  if (!opened.ok()) return opened.status();
+  return body(opened->store.get(), nullptr);
+}
+
 absl::Status RunHead(const ParsedArguments& arguments,
                      CommandContext& context) {
   absl::StatusOr<uint64_t> count = arguments.Number("-n", 10);
   if (!count.ok()) return count.status();
-  absl::StatusOr<OpenedStore> opened =
-      OpenStore(arguments.positionals[0], /*read_only=*/true);
-  if (!opened.ok()) return opened.status();
-  std::vector<uint64_t> indices;
-  for (uint64_t i = 0; i < std::min(*count, opened->store->size()); ++i) {
-    indices.push_back(i);
-  }
-  return PrintRecords(*opened->store, indices, arguments, context);
+  return WithRecords(arguments.positionals[0], [&](const TypedStore* store,
+                                                   const StoreSet* set) {
+    const uint64_t size = store != nullptr ? store->size() : set->size();
+    std::vector<uint64_t> indices;
+    for (uint64_t i = 0; i < std::min(*count, size); ++i) indices.push_back(i);
+    return store != nullptr ? PrintRecords(*store, indices, arguments, context)
+                            : PrintRecords(*set, indices, arguments, context);
+  });
 }
 
 absl::Status RunCat(const ParsedArguments& arguments, CommandContext& context) {
-  absl::StatusOr<OpenedStore> opened =
-      OpenStore(arguments.positionals[0], /*read_only=*/true);
-  if (!opened.ok()) return opened.status();
-  std::vector<std::string> words(arguments.positionals.begin() + 1,
-                                 arguments.positionals.end());
-  if (words.empty() && opened->store->size() > 0) words = {"0:"};
-  absl::StatusOr<std::vector<uint64_t>> indices =
-      ParseIndices(words, opened->store->size());
-  if (!indices.ok()) return indices.status();
-  return PrintRecords(*opened->store, *indices, arguments, context);
+  return WithRecords(arguments.positionals[0], [&](const TypedStore* store,
+                                                   const StoreSet* set) {
+    const uint64_t size = store != nullptr ? store->size() : set->size();
+    std::vector<std::string> words(arguments.positionals.begin() + 1,
+                                   arguments.positionals.end());
+    if (words.empty() && size > 0) words = {"0:"};
+    absl::StatusOr<std::vector<uint64_t>> indices = ParseIndices(words, size);
+    if (!indices.ok()) return indices.status();
+    return store != nullptr ? PrintRecords(*store, *indices, arguments, context)
+                            : PrintRecords(*set, *indices, arguments, context);
+  });
 }
 
 std::vector<OptionSpec> OutputOptions() {
@@ -202,14 +228,15 @@ std::vector<Command> RecordCommands() {
   head_options.insert(head_options.begin(),
                       {"-n", "COUNT", "how many records (default 10)"});
   return {
-      {{"head", "STORE", "Print the first records of a store.",
+      {{"head", "STORE", "Print the first records of a store (or a store set).",
         "One line per record: its index, shape, size and first values (hex "
         "for dtypes other than little-endian numbers). --raw writes the "
         "records' bytes instead, --json a document.\n",
         head_options, 1, 1},
        RunHead},
       {{"cat", "STORE [INDEX|FIRST:END ...]",
-        "Print records of a store: all of them, or those named.",
+        "Print records of a store (or a store set): all of them, or those "
+        "named.",
         "Records are named by index (3), range (5:9 is 5 to 8) or open range "
         "(5: to the end). Output as for `head`.\n",
         OutputOptions(), 1, 1 << 20},

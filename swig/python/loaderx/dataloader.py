@@ -9,7 +9,8 @@
 `DataLoader(streams, num_workers=4, batch_size=256, prefetch_size=4,
 mode=2, seed=42, transform=identity)`, positional order as listed; the
 default mode 2 is cyclic. `streams` is anything `dict()` accepts, mapping
-names to stores (`DenseStore`, `RaggedStore`, any `TypedStore`) or to other
+names to stores (`DenseStore`, `RaggedStore`, any `TypedStore`, a
+`StoreSet`) or to other
 objects with `__len__` and `__getitems__(indices)` (or, failing that,
 `__getitem__` taking an index array). A batch is a dict {name: values},
 every stream gathered at the same indices, so record i lines up across
@@ -91,6 +92,7 @@ from typing import Any, Literal, NoReturn, Self, SupportsIndex
 import numpy as np
 
 from loaderx import loaderx_native as _native
+from loaderx.store_set import StoreSet
 from loaderx.typed_store import TypedStore
 from loaderx.zsampler import Sampler, _u64
 
@@ -126,7 +128,7 @@ class _Assembler:
                         for i in range(native.num_streams())}
         self._plan = []
         for name, store in streams.items():
-            if isinstance(store, TypedStore):
+            if isinstance(store, (TypedStore, StoreSet)):
                 i = native_index[name]
                 shape = (tuple(native.stream_item_shape(i))
                          if native.stream_kind(i) == "dense" else None)
@@ -254,6 +256,8 @@ class DataLoader:
         for name, store in streams.items():
             if isinstance(store, TypedStore):
                 native_streams.add_store(name, store._native)
+            elif isinstance(store, StoreSet):
+                native_streams.add_set(name, store._native)
             else:
                 _gather_of(name, store)  # TypeError now, not at a step.
         if native_streams.size() == 0:
