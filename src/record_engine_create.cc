@@ -56,6 +56,7 @@ absl::StatusOr<std::vector<std::string>> CreateDirectories(
 absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Create(
     Vfs& vfs, absl::string_view directory, const RecordEngineOptions& options) {
   // Everything about the request is checked before anything is written.
+  LOADERX_RETURN_IF_ERROR(ValidatePath(directory));
   LOADERX_ASSIGN_OR_RETURN(std::unique_ptr<Codec> codec,
                            CreateCodec(options.codec, options.codec_options));
   const std::string dir(directory);

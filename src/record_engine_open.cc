@@ -194,6 +194,7 @@ absl::Status ValidateHeader(Vfs& vfs, const std::string& directory,
 
 absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Open(
     Vfs& vfs, absl::string_view directory, const RecordEngineOptions& options) {
+  LOADERX_RETURN_IF_ERROR(ValidatePath(directory));
   const bool read_only = options.read_only;
   const std::string dir(directory);
   const std::string meta_path = JoinPath(dir, store_format::kHeaderFile);

@@ -163,8 +163,9 @@ TypedStore::~TypedStore() = default;
 absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::Create(
     Vfs& vfs, absl::string_view path, absl::string_view kind,
     const TypeIdentity& identity, const StoreOptions& options) {
-  LOADERX_ASSIGN_OR_RETURN(auto owner, FindTypedOwner(kind));
   // Everything about the request is checked before anything is written.
+  LOADERX_RETURN_IF_ERROR(ValidatePath(path));
+  LOADERX_ASSIGN_OR_RETURN(auto owner, FindTypedOwner(kind));
   LOADERX_ASSIGN_OR_RETURN(std::string encoded,
                            owner->EncodeIdentity(identity));
   LOADERX_ASSIGN_OR_RETURN(RecordGeometry geometry,
@@ -211,6 +212,7 @@ absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::OpenAny(
 absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::OpenOfKind(
     Vfs& vfs, absl::string_view path, absl::string_view kind,
     const StoreOptions& options) {
+  LOADERX_RETURN_IF_ERROR(ValidatePath(path));
   LOADERX_ASSIGN_OR_RETURN(
       auto engine, RecordEngine::Open(vfs, path, EngineOptions(options)));
   const std::string header_path = JoinPath(path, kTypedHeaderFile);
@@ -255,6 +257,7 @@ absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::OpenOfKind(
 absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::OpenOrCreate(
     Vfs& vfs, absl::string_view path, absl::string_view kind,
     const StoreRequest& request) {
+  LOADERX_RETURN_IF_ERROR(ValidatePath(path));
   std::shared_ptr<const TypedOwner> owner;
   if (!kind.empty()) {
     LOADERX_ASSIGN_OR_RETURN(owner, FindTypedOwner(kind));

@@ -233,6 +233,81 @@ class JavaProgressSink final : public loaderx::binding::ProgressSink {
 // ---------------------------------------------------------------------------
 // Bytes and long arrays.
 
+// Strings in: standard UTF-8 from the string's UTF-16, not JNI's
+// GetStringUTFChars, whose "modified UTF-8" writes U+0000 as C0 80 and a
+// supplementary character as two 3-byte surrogates. A NUL in a path thus
+// reaches the engine as a NUL, which refuses it (IllegalArgumentException),
+// instead of as C0 80, a different, valid file name. An unpaired surrogate
+// names no UTF-8 string: IllegalArgumentException.
+%{
+namespace {
+
+// Appends `text`'s UTF-8 to `out`; false with IllegalArgumentException
+// pending for an unpaired surrogate.
+bool AppendUtf8(JNIEnv* env, const jchar* text, jsize length,
+                std::string* out) {
+  out->reserve(static_cast<size_t>(length));
+  for (jsize i = 0; i < length; ++i) {
+    uint32_t c = text[i];
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const bool paired = c <= 0xdbff && i + 1 < length &&
+                          text[i + 1] >= 0xdc00 && text[i + 1] <= 0xdfff;
+      if (!paired) {
+        SWIG_JavaThrowException(
+            env, SWIG_JavaIllegalArgumentException,
+            ("string holds an unpaired surrogate at index " +
+             std::to_string(i) + ", which UTF-8 cannot encode")
+                .c_str());
+        return false;
+      }
+      c = 0x10000 + ((c - 0xd800) << 10) + (text[i + 1] - 0xdc00);
+      ++i;
+    }
+    if (c < 0x80) {
+      out->push_back(static_cast<char>(c));
+    } else if (c < 0x800) {
+      out->push_back(static_cast<char>(0xc0 | (c >> 6)));
+      out->push_back(static_cast<char>(0x80 | (c & 0x3f)));
+    } else if (c < 0x10000) {
+      out->push_back(static_cast<char>(0xe0 | (c >> 12)));
+      out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3f)));
+      out->push_back(static_cast<char>(0x80 | (c & 0x3f)));
+    } else {
+      out->push_back(static_cast<char>(0xf0 | (c >> 18)));
+      out->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3f)));
+      out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3f)));
+      out->push_back(static_cast<char>(0x80 | (c & 0x3f)));
+    }
+  }
+  return true;
+}
+
+// `string`'s UTF-8 in `out`; false with an exception pending.
+bool JavaStringToUtf8(JNIEnv* env, jstring string, std::string* out) {
+  if (string == nullptr) {
+    SWIG_JavaThrowException(env, SWIG_JavaNullPointerException,
+                            "null string");
+    return false;
+  }
+  const jsize length = env->GetStringLength(string);
+  const jchar* text = env->GetStringChars(string, nullptr);
+  if (text == nullptr) return false;  // OutOfMemoryError is pending.
+  const bool converted = AppendUtf8(env, text, length, out);
+  env->ReleaseStringChars(string, text);
+  return converted;
+}
+
+}  // namespace
+%}
+
+%typemap(in) const std::string& (std::string temp) {
+  if (!JavaStringToUtf8(jenv, $input, &temp)) return $null;
+  $1 = &temp;
+}
+%typemap(in) std::string {
+  if (!JavaStringToUtf8(jenv, $input, &$1)) return $null;
+}
+
 %typemap(jni) loaderx::binding::Bytes, const loaderx::binding::Bytes& "jbyteArray"
 %typemap(jtype) loaderx::binding::Bytes, const loaderx::binding::Bytes& "byte[]"
 %typemap(jstype) loaderx::binding::Bytes, const loaderx::binding::Bytes& "byte[]"

@@ -55,6 +55,9 @@ Int64Array SetHandle::item_shape() const {
 int64_t SetHandle::record_bytes() const {
   return static_cast<int64_t>(set().record_bytes());
 }
+int64_t SetHandle::item_size() const {
+  return static_cast<int64_t>(set().item_size());
+}
 int64_t SetHandle::size() const { return static_cast<int64_t>(set().size()); }
 uint64_t SetHandle::fingerprint() const { return set().fingerprint(); }
 int SetHandle::num_members() const {

@@ -46,6 +46,7 @@ class SetHandle {
   loaderx::DType dtype() const;
   Int64Array item_shape() const;
   int64_t record_bytes() const;
+  int64_t item_size() const;
   int64_t size() const;
   // The set's fingerprint (its members' committed states).
   uint64_t fingerprint() const;

@@ -244,6 +244,38 @@ TEST_P(VfsConformanceTest, OrdinaryErrorsAreNotBusy) {
   EXPECT_TRUE(IsBusy(BusyError("x")));
 }
 
+// A NUL byte would end the name for the C and Win32 APIs ("a\0b" would
+// become "a"): every call that takes a path refuses it whole, and nothing
+// appears under the truncated name.
+TEST_P(VfsConformanceTest, PathWithNulByteIsInvalidArgumentAndMakesNothing) {
+  const std::string with_nul = Path(std::string("a\0b", 3));
+  ASSERT_OK(WriteStringToFile(*vfs_, Path("x"), "x"));
+  for (OpenMode mode : {OpenMode::kReadOnly, OpenMode::kReadWrite,
+                        OpenMode::kCreate, OpenMode::kCreateExclusive}) {
+    EXPECT_STATUS_CODE(vfs_->Open(with_nul, mode),
+                       absl::StatusCode::kInvalidArgument);
+  }
+  EXPECT_STATUS_CODE(vfs_->CreateDirectory(with_nul),
+                     absl::StatusCode::kInvalidArgument);
+  EXPECT_STATUS_CODE(vfs_->Remove(with_nul),
+                     absl::StatusCode::kInvalidArgument);
+  EXPECT_STATUS_CODE(vfs_->RemoveDirectory(with_nul),
+                     absl::StatusCode::kInvalidArgument);
+  EXPECT_STATUS_CODE(vfs_->List(with_nul), absl::StatusCode::kInvalidArgument);
+  EXPECT_STATUS_CODE(vfs_->Exists(with_nul),
+                     absl::StatusCode::kInvalidArgument);
+  EXPECT_STATUS_CODE(vfs_->SyncDirectory(with_nul),
+                     absl::StatusCode::kInvalidArgument);
+  EXPECT_STATUS_CODE(vfs_->Rename(Path("x"), with_nul),
+                     absl::StatusCode::kInvalidArgument);
+  EXPECT_STATUS_CODE(vfs_->Rename(with_nul, Path("x")),
+                     absl::StatusCode::kInvalidArgument);
+  absl::Status refused = vfs_->Open(with_nul, OpenMode::kCreate).status();
+  EXPECT_THAT(refused.message(), HasSubstr("NUL byte"));
+  ASSERT_OK_AND_ASSIGN(std::vector<std::string> names, vfs_->List(root_));
+  EXPECT_THAT(names, ElementsAre("x"));
+}
+
 TEST_P(VfsConformanceTest, RemoveFile) {
   ASSERT_OK(WriteStringToFile(*vfs_, Path("a"), "x"));
   ASSERT_OK(vfs_->Remove(Path("a")));

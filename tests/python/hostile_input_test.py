@@ -268,6 +268,40 @@ def test_bad_vfs_arguments_raise(tmp_path):
             call()
 
 
+# A NUL would end the name for the C library ("a\\0b" would become "a"):
+# every way a path reaches the engine refuses it with ValueError, as
+# Python's own `os` functions do, and nothing is created or opened under
+# the cut name.
+@pytest.mark.parametrize("vfs_name", ["posix", "memory"])
+def test_a_nul_in_a_path_is_value_error_and_creates_nothing(tmp_path,
+                                                              vfs_name):
+    vfs = Vfs(vfs_name)
+    root = tmp_path if vfs_name == "posix" else "/root"
+    if vfs_name == "memory":
+        vfs.create_directory(root)
+    existing = DenseStore(f"{root}/a", np.uint8, (2,), codec="raw", vfs=vfs)
+    existing.append(np.zeros((3, 2), dtype=np.uint8))
+    existing.close()
+    before = vfs.list(root)
+    for make in (
+            lambda: DenseStore(f"{root}/a\0b", np.uint8, (2,), vfs=vfs),
+            lambda: DenseStore(f"{root}/a\0b", vfs=vfs),
+            lambda: DenseStore(f"{root}/a\0b", vfs=vfs, read_only=True),
+            lambda: DenseStore(f"{root}/n\0b", np.uint8, (2,), vfs=vfs),
+            lambda: RaggedStore(f"{root}/r\0b", np.int16, vfs=vfs),
+            lambda: TypedStore(f"{root}/t\0b", "dense", np.uint8, (2,),
+                               vfs=vfs),
+            lambda: vfs.create_directory(f"{root}/d\0b"),
+            lambda: vfs.write_file(f"{root}/f\0b", b"x"),
+            lambda: vfs.exists(f"{root}/a\0b")):
+        with pytest.raises(ValueError, match="NUL byte"):
+            make()
+    assert vfs.list(root) == before == ["a"]
+    store = DenseStore(f"{root}/a", vfs=vfs, read_only=True)
+    assert len(store) == 3
+    store.close()
+
+
 # ---------------------------------------------------------------------------
 # In a child process: raw native calls and races.
 

@@ -60,6 +60,11 @@ def test_dense_set_reads_as_the_concatenation(tmp_path, dense_members):
         assert data[picks][:, 0].tolist() == picks.tolist()
         assert data[5:15][:, 0].tolist() == list(range(5, 15))
         assert data.member_of(10) == (4, 0)
+        out = np.empty((3, 2), np.int64)
+        assert data.gather([49, 0, 10], out) is out
+        assert out[:, 0].tolist() == [49, 0, 10]
+        with pytest.raises(ValueError, match="out has"):
+            data.gather([1, 2], np.empty(3, np.int64))
         assert data.stats()["records"] == TOTAL
         report = data.verify()
         assert report.ok and report.records == TOTAL

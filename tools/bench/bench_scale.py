@@ -97,16 +97,27 @@ def loaderx_rank(path, rank, world, args, out):
         out.put(args.steps / (time.perf_counter() - start))
 
 
+class NpyRecords:
+    """torch's map-style dataset over a memory-mapped .npy: record i as a
+    fresh array (what a torch Dataset returns), picklable for workers."""
+
+    def __init__(self, npy):
+        self.npy = npy
+        self.data = None
+
+    def __len__(self):
+        return len(np.load(self.npy, mmap_mode="r"))
+
+    def __getitem__(self, i):
+        if self.data is None:
+            self.data = np.load(self.npy, mmap_mode="r")
+        return np.array(self.data[i])
+
+
 def torch_rank(npy, rank, world, args, out):
     import torch.utils.data as tud
-    data = np.load(npy, mmap_mode="r")
-
-    class Records(tud.Dataset):
-        def __len__(self):
-            return len(data)
-
-        def __getitem__(self, i):
-            return np.array(data[i])
+    import torch.utils.data.distributed  # noqa: F401
+    Records = lambda: NpyRecords(npy)  # noqa: E731
 
     sampler = tud.distributed.DistributedSampler(
         Records(), num_replicas=world, rank=rank, shuffle=True, seed=3)

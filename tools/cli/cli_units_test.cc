@@ -1,17 +1,22 @@
 // The command line's plumbing: JSON output, argument parsing, staged
 // destinations and exit codes.
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "loaderx/dense_store.h"
 #include "loaderx/error_code.h"
+#include "loaderx/vfs_registry.h"
 #include "tests/status_testing.h"
 #include "tools/cli/arguments.h"
+#include "tools/cli/cli.h"
 #include "tools/cli/exit_code.h"
 #include "tools/cli/json_writer.h"
 #include "tools/cli/staged_output.h"
@@ -121,6 +126,53 @@ TEST(StagedOutputTest, AppearsWholeOrNotAtAll) {
   staged.reset();
   EXPECT_TRUE(fs::is_directory(raced));
   EXPECT_EQ(std::distance(fs::directory_iterator(root), {}), 2);
+}
+
+// A path with a NUL byte would reach the store before it if it were cut
+// short: every command refuses it as a usage error, naming it, and neither
+// the store nor the directory changes.
+TEST(PathTest, ANulByteInAPathIsAUsageErrorAndTouchesNothing) {
+  const fs::path root = fs::path(testing::TempDir()) / "nul_paths";
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const std::string store_path = (root / "a").string();
+  {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Vfs> vfs, CreateVfs("posix"));
+    StoreOptions options;
+    options.codec = "raw";
+    ASSERT_OK_AND_ASSIGN(
+        std::unique_ptr<DenseStore> store,
+        DenseStore::Create(*vfs, store_path,
+                           TypeIdentity{DType::Simple("|u1"), {2}}, options));
+    ASSERT_OK(store->Append(std::string("abcd")));
+  }
+  const std::string with_nul = store_path + std::string("\0b", 2);
+  const auto listing = [&] {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::recursive_directory_iterator(root)) {
+      names.push_back(entry.path().string() + ":" +
+                      std::to_string(entry.is_regular_file()
+                                         ? fs::file_size(entry.path())
+                                         : 0));
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  const std::vector<std::string> before = listing();
+  const std::vector<std::vector<std::string>> command_lines = {
+      {"loaderx", "info", with_nul},
+      {"loaderx", "verify", with_nul},
+      {"loaderx", "compact", with_nul},
+      {"loaderx", "recode", with_nul, (root / "copy").string()},
+      {"loaderx", "recode", store_path,
+       (root / "copy").string() + std::string("\0x", 2)},
+  };
+  for (const std::vector<std::string>& command_line : command_lines) {
+    std::ostringstream out, err;
+    EXPECT_EQ(RunCli(command_line, out, err), kExitUsage) << command_line[1];
+    EXPECT_THAT(err.str(), HasSubstr("contains a NUL byte")) << command_line[1];
+    EXPECT_EQ(listing(), before) << command_line[1];
+  }
 }
 
 TEST(ExitCodeTest, SeparatesDamageUsageAndFailure) {

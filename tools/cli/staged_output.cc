@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
+#include "loaderx/spi/path.h"
 #include "tools/cli/interrupt.h"
 
 namespace loaderx::cli {
@@ -63,6 +64,10 @@ std::unique_ptr<StagedOutput> StagedOutput::Scratch(
 
 absl::StatusOr<std::unique_ptr<StagedOutput>> StagedOutput::Reserve(
     absl::string_view destination) {
+  // Before std::filesystem sees it: it would cut the path at a NUL.
+  if (absl::Status valid = ValidatePath(destination); !valid.ok()) {
+    return valid;
+  }
   const fs::path target = WithoutTrailingSlash(destination);
   std::error_code error;
   if (fs::symlink_status(target, error).type() != fs::file_type::not_found) {

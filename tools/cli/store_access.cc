@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "loaderx/error_code.h"
+#include "loaderx/spi/path.h"
 #include "loaderx/vfs_registry.h"
 #include "tools/cli/interrupt.h"
 
@@ -43,6 +44,9 @@ void AddFiles(absl::string_view path, Json& info) {
 absl::StatusOr<std::unique_ptr<Vfs>> LocalVfs() { return CreateVfs("posix"); }
 
 absl::StatusOr<OpenedStore> OpenStore(absl::string_view path, bool read_only) {
+  // Before anything looks at the filesystem: std::filesystem would cut the
+  // path at a NUL.
+  if (absl::Status valid = ValidatePath(path); !valid.ok()) return valid;
   const fs::path directory{std::string(path)};
   std::error_code error;
   const fs::file_status status = fs::status(directory, error);
@@ -75,6 +79,7 @@ absl::StatusOr<OpenedStore> CreateStore(absl::string_view path,
                                         absl::string_view kind,
                                         const TypeIdentity& identity,
                                         const StoreOptions& options) {
+  if (absl::Status valid = ValidatePath(path); !valid.ok()) return valid;
   OpenedStore opened;
   absl::StatusOr<std::unique_ptr<Vfs>> vfs = LocalVfs();
   if (!vfs.ok()) return vfs.status();

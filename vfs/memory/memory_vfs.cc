@@ -228,6 +228,7 @@ class MemoryVfs final : public Vfs {
 
   absl::StatusOr<std::unique_ptr<VfsFile>> Open(absl::string_view raw_path,
                                                 OpenMode mode) override {
+    LOADERX_RETURN_IF_ERROR(ValidatePath(raw_path));
     const std::string path = Normalize(raw_path);
     std::lock_guard lock(mu_);
     if (directories_.count(path)) {
@@ -255,6 +256,7 @@ class MemoryVfs final : public Vfs {
   }
 
   absl::Status Remove(absl::string_view raw_path) override {
+    LOADERX_RETURN_IF_ERROR(ValidatePath(raw_path));
     const std::string path = Normalize(raw_path);
     std::lock_guard lock(mu_);
     if (directories_.count(path)) {
@@ -271,6 +273,8 @@ class MemoryVfs final : public Vfs {
 
   absl::Status Rename(absl::string_view raw_from,
                       absl::string_view raw_to) override {
+    LOADERX_RETURN_IF_ERROR(ValidatePath(raw_from));
+    LOADERX_RETURN_IF_ERROR(ValidatePath(raw_to));
     const std::string from = Normalize(raw_from), to = Normalize(raw_to);
     const std::string what = absl::StrCat("rename ", from, " -> ", to);
     std::lock_guard lock(mu_);
@@ -299,6 +303,7 @@ class MemoryVfs final : public Vfs {
 
   absl::StatusOr<std::vector<std::string>> List(
       absl::string_view raw_path) override {
+    LOADERX_RETURN_IF_ERROR(ValidatePath(raw_path));
     const std::string path = Normalize(raw_path);
     std::lock_guard lock(mu_);
     if (files_.count(path)) {
@@ -314,6 +319,7 @@ class MemoryVfs final : public Vfs {
   }
 
   absl::Status CreateDirectory(absl::string_view raw_path) override {
+    LOADERX_RETURN_IF_ERROR(ValidatePath(raw_path));
     const std::string path = Normalize(raw_path);
     std::lock_guard lock(mu_);
     if (directories_.count(path) || files_.count(path)) {
@@ -326,6 +332,7 @@ class MemoryVfs final : public Vfs {
   }
 
   absl::Status RemoveDirectory(absl::string_view raw_path) override {
+    LOADERX_RETURN_IF_ERROR(ValidatePath(raw_path));
     const std::string path = Normalize(raw_path);
     std::lock_guard lock(mu_);
     if (files_.count(path)) {
@@ -346,12 +353,14 @@ class MemoryVfs final : public Vfs {
   }
 
   absl::StatusOr<bool> Exists(absl::string_view raw_path) override {
+    LOADERX_RETURN_IF_ERROR(ValidatePath(raw_path));
     const std::string path = Normalize(raw_path);
     std::lock_guard lock(mu_);
     return directories_.count(path) > 0 || files_.count(path) > 0;
   }
 
   absl::Status SyncDirectory(absl::string_view raw_path) override {
+    LOADERX_RETURN_IF_ERROR(ValidatePath(raw_path));
     const std::string path = Normalize(raw_path);
     std::lock_guard lock(mu_);
     if (files_.count(path)) {

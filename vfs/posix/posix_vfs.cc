@@ -43,6 +43,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "loaderx/spi/path.h"
 #include "loaderx/spi/status_macros.h"
 #include "loaderx/vfs.h"
 #include "loaderx/vfs_registry.h"
@@ -379,6 +380,7 @@ class PosixVfs final : public Vfs {
 
   absl::StatusOr<std::unique_ptr<VfsFile>> Open(absl::string_view path,
                                                 OpenMode mode) override {
+    LOADERX_RETURN_IF_ERROR(ValidatePath(path));
     std::string p(path);
     int flags = O_CLOEXEC | O_NONBLOCK;
     switch (mode) {
@@ -428,6 +430,7 @@ class PosixVfs final : public Vfs {
   }
 
   absl::Status Remove(absl::string_view path) override {
+    LOADERX_RETURN_IF_ERROR(ValidatePath(path));
     std::string p(path);
     struct stat st;
     if (::lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -439,6 +442,8 @@ class PosixVfs final : public Vfs {
   }
 
   absl::Status Rename(absl::string_view from, absl::string_view to) override {
+    LOADERX_RETURN_IF_ERROR(ValidatePath(from));
+    LOADERX_RETURN_IF_ERROR(ValidatePath(to));
     std::string f(from), t(to);
     struct stat st;
     if (::lstat(f.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -453,6 +458,7 @@ class PosixVfs final : public Vfs {
 
   absl::StatusOr<std::vector<std::string>> List(
       absl::string_view path) override {
+    LOADERX_RETURN_IF_ERROR(ValidatePath(path));
     std::string p(path);
     DIR* dir = ::opendir(p.c_str());
     if (dir == nullptr) return PosixError("list", p, errno);
@@ -470,6 +476,7 @@ class PosixVfs final : public Vfs {
   }
 
   absl::Status CreateDirectory(absl::string_view path) override {
+    LOADERX_RETURN_IF_ERROR(ValidatePath(path));
     std::string p(path);
     if (::mkdir(p.c_str(), 0755) != 0) {
       return PosixError("create directory", p, errno);
@@ -478,6 +485,7 @@ class PosixVfs final : public Vfs {
   }
 
   absl::Status RemoveDirectory(absl::string_view path) override {
+    LOADERX_RETURN_IF_ERROR(ValidatePath(path));
     std::string p(path);
     if (::rmdir(p.c_str()) != 0) {
       const int error = errno;
@@ -492,6 +500,7 @@ class PosixVfs final : public Vfs {
   }
 
   absl::StatusOr<bool> Exists(absl::string_view path) override {
+    LOADERX_RETURN_IF_ERROR(ValidatePath(path));
     std::string p(path);
     struct stat st;
     if (::stat(p.c_str(), &st) == 0) return true;
@@ -500,6 +509,7 @@ class PosixVfs final : public Vfs {
   }
 
   absl::Status SyncDirectory(absl::string_view path) override {
+    LOADERX_RETURN_IF_ERROR(ValidatePath(path));
     std::string p(path);
     int fd;
     do {

@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "loaderx/spi/path.h"
 #include "vfs/win32/windows_include.h"
 
 namespace loaderx {
@@ -97,10 +98,8 @@ absl::StatusOr<std::string> WideToUtf8(std::wstring_view wide) {
 
 absl::StatusOr<std::wstring> ToWin32Path(absl::string_view path) {
   if (path.empty()) return absl::NotFoundError("empty path");
-  if (path.find('\0') != absl::string_view::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "path \"", absl::CHexEscape(path), "\" contains a NUL character"));
-  }
+  // NUL, bytes that are not UTF-8, and what no Windows name may hold.
+  if (absl::Status valid = ValidatePath(path); !valid.ok()) return valid;
   absl::StatusOr<std::wstring> wide = Utf8ToWide(path);
   if (!wide.ok()) {
     return absl::InvalidArgumentError(

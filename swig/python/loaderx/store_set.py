@@ -34,7 +34,7 @@ from loaderx import _buffers, _dtype
 from loaderx import loaderx_native as _native
 from loaderx._typing import RecordKey, StrPath
 from loaderx.typed_store import (_WIDE_INDEX_TYPES, _bytes_of, _indices,
-                                  _resolve_vfs)
+                                  _resolve_vfs, _writable_array)
 from loaderx.verify_report import VerifyReport
 from loaderx.vfs import Vfs
 
@@ -156,6 +156,28 @@ class StoreSet:
                                                       _buffers.byte_buffer)
         return [np.ndarray(shape, self._dtype, buffer, offset)
                 for shape, offset in zip(shapes, offsets)]
+
+    def gather(self, indices: RecordKey, out: Any = None) -> Any:
+        """A fixed-width set's records at `indices` written into `out` (any
+        C-contiguous writable buffer of exactly their bytes, as
+        `TypedStore.gather` takes) and returned; with `out=None` a new
+        (n, *item_shape) array. TypeError for a shaped set."""
+        if not self._fixed_width:
+            raise TypeError("a shaped set's records each have their own "
+                            "shape; read them with data[indices]")
+        if out is None:
+            return self.__getitems__(indices)
+        engine_indices, _ = _indices(indices, len(self))
+        count = (engine_indices.size if engine_indices.dtype != np.bool_
+                 else int(np.count_nonzero(engine_indices)))
+        target = _writable_array(out)
+        expected = count * int(self._native.record_bytes())
+        if target.nbytes != expected:
+            raise ValueError(f"gather: out has {target.nbytes} bytes; "
+                             f"{count} records of this set take {expected}")
+        self._native.gather_into(engine_indices,
+                                 target.reshape(-1).view(np.uint8))
+        return out
 
     def stats(self) -> dict[str, int]:
         """The members' {records, live_bytes, chunk_bytes, reclaimable},

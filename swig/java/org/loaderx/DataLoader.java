@@ -107,15 +107,81 @@ public final class DataLoader implements AutoCloseable {
       int prefetch,
       long rank,
       long worldSize) {
+    this(
+        named -> {
+          List<String> order = new ArrayList<>();
+          long[] sizes = new long[streams.size()];
+          for (Map.Entry<String, ? extends TypedStore> entry : streams.entrySet()) {
+            entry.getValue().handle.run(store -> named.addStore(entry.getKey(), store));
+            sizes[order.size()] = entry.getValue().itemSize();
+            order.add(entry.getKey());
+          }
+          return new Streams(order, sizes);
+        },
+        batchSize,
+        mode,
+        seed,
+        prefetch,
+        rank,
+        worldSize);
+  }
+
+  /**
+   * A loader over one store set, as one stream called {@code name}: rank {@code rank} of {@code
+   * worldSize} reads its slice of every global batch of {@code batchSize} set records, the
+   * members gathered in parallel. Otherwise as {@link #DataLoader(Map, long, SamplerMode, long,
+   * int, long, long)}.
+   *
+   * @param name the stream's name in every batch
+   * @param set the set to read; the loader shares it (closing the set's handle leaves it open
+   *     until the loader closes)
+   * @param batchSize records per global batch, all ranks together (at least 1)
+   * @param mode how the indices are drawn
+   * @param seed the sampler's seed
+   * @param prefetch how many steps are gathered ahead (at least 1)
+   * @param rank this process's rank, from 0 to {@code worldSize - 1}
+   * @param worldSize how many ranks share each global batch
+   * @return the loader
+   * @throws IllegalArgumentException as the constructor
+   * @throws IllegalStateException if the set is closed
+   */
+  public static DataLoader overSet(
+      String name,
+      StoreSet set,
+      long batchSize,
+      SamplerMode mode,
+      long seed,
+      int prefetch,
+      long rank,
+      long worldSize) {
+    return new DataLoader(
+        named -> {
+          set.handle.run(s -> named.addSet(name, s));
+          return new Streams(List.of(name), new long[] {set.itemSize()});
+        },
+        batchSize,
+        mode,
+        seed,
+        prefetch,
+        rank,
+        worldSize);
+  }
+
+  /** The streams' names and item sizes, in batch order. */
+  private record Streams(List<String> names, long[] itemSizes) {}
+
+  private DataLoader(
+      java.util.function.Function<org.loaderx.internal.LoaderStreams, Streams> add,
+      long batchSize,
+      SamplerMode mode,
+      long seed,
+      int prefetch,
+      long rank,
+      long worldSize) {
     org.loaderx.internal.LoaderStreams named = new org.loaderx.internal.LoaderStreams();
-    List<String> order = new ArrayList<>();
-    this.itemSizes = new long[streams.size()];
+    Streams streams;
     try {
-      for (Map.Entry<String, ? extends TypedStore> entry : streams.entrySet()) {
-        entry.getValue().handle.run(store -> named.addStore(entry.getKey(), store));
-        itemSizes[order.size()] = entry.getValue().itemSize();
-        order.add(entry.getKey());
-      }
+      streams = add.apply(named);
       org.loaderx.internal.LoaderHandle loader =
           new org.loaderx.internal.LoaderHandle(
               named, batchSize, mode.number(), seed, prefetch, rank, worldSize);
@@ -130,7 +196,8 @@ public final class DataLoader implements AutoCloseable {
     } finally {
       named.delete();
     }
-    this.names = List.copyOf(order);
+    this.names = List.copyOf(streams.names());
+    this.itemSizes = streams.itemSizes();
   }
 
   /**

@@ -25,7 +25,7 @@ import java.util.List;
  * #close} waits for calls in flight, and later calls throw {@link IllegalStateException}.
  */
 public final class StoreSet implements AutoCloseable {
-  private final NativeHandle<org.loaderx.internal.SetHandle> handle;
+  final NativeHandle<org.loaderx.internal.SetHandle> handle;
 
   private StoreSet(Vfs vfs, String manifest) {
     org.loaderx.internal.SetHandle set =
@@ -97,6 +97,11 @@ public final class StoreSet implements AutoCloseable {
   /** {@return whether every record has the same size, {@link #recordBytes()}} */
   public boolean fixedWidth() {
     return handle.call(h -> h.fixedWidth());
+  }
+
+  /** {@return bytes per item of the members' dtype} */
+  public long itemSize() {
+    return handle.call(h -> h.itemSize());
   }
 
   /** {@return bytes per record of a fixed-width set} */

@@ -163,4 +163,21 @@ public class StoreSafetyTest {
       if (failure.get() != null) throw new AssertionError(failure.get());
     }
   }
+
+  /** A path with a NUL is refused before anything is created, by open and by create alike. */
+  @Test
+  public void aNulInAStorePathIsIllegalArgumentAndCreatesNothing() {
+    try (Vfs fs = Vfs.memory()) {
+      fs.createDirectory("/d");
+      create(fs, "/d/s");
+      StoreRequest request = new StoreRequest().dtype("|u1").itemShape(4).codec("raw");
+      assertThrows(IllegalArgumentException.class, () -> DenseStore.open(fs, "/d/s\0x", request));
+      assertThrows(IllegalArgumentException.class, () -> DenseStore.open(fs, "/d/t\0x", request));
+      assertThrows(IllegalArgumentException.class, () -> DenseStore.open(fs, "/d/s\0x", readOnly()));
+      assertEquals(List.of("s"), fs.list("/d"));
+      try (DenseStore store = DenseStore.open(fs, "/d/s", readOnly())) {
+        assertEquals(3, store.size());
+      }
+    }
+  }
 }

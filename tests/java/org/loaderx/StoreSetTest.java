@@ -43,6 +43,23 @@ public class StoreSetTest {
         for (int i = 0; i < indices.length; i++) assertEquals(indices[i], out.getLong(8 * i));
         assertEquals(next, set.stats().records());
         assertTrue(set.verify().ok());
+        // Two ranks of a loader over the set: their slices make the sampler's batch.
+        try (Sampler single = new Sampler(next, 4, SamplerMode.CYCLIC, 9);
+            DataLoader rank0 = DataLoader.overSet("ids", set, 4, SamplerMode.CYCLIC, 9, 2, 0, 2);
+            DataLoader rank1 = DataLoader.overSet("ids", set, 4, SamplerMode.CYCLIC, 9, 2, 1, 2)) {
+          for (int step = 0; step < 10; step++) {
+            long[] expected = single.next();
+            try (Batch a = rank0.next();
+                Batch b = rank1.next()) {
+              ByteBuffer x = a.stream("ids");
+              ByteBuffer y = b.stream("ids");
+              assertEquals(expected[0], x.getLong(0));
+              assertEquals(expected[1], x.getLong(8));
+              assertEquals(expected[2], y.getLong(0));
+              assertEquals(expected[3], y.getLong(8));
+            }
+          }
+        }
       }
       try (DenseStore store = DenseStore.open(fs, "/m2")) {
         ByteBuffer one = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());

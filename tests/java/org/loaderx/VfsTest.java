@@ -147,4 +147,27 @@ public class VfsTest {
     assertThrows(NullPointerException.class, () -> fs.writeFile(root + "/n", null));
     assertFalse(fs.exists(root + "/n"));
   }
+
+  /**
+   * A NUL would end the name in the C APIs ("a\0b" would be "a"), and JNI's modified UTF-8 would
+   * turn it into the bytes C0 80, another valid name: it reaches the engine as a NUL and is
+   * refused, on every filesystem, and nothing is made.
+   */
+  @Test
+  public void aNulInAPathIsIllegalArgumentAndMakesNothing() throws Exception {
+    for (String name : FILESYSTEMS) {
+      try (Vfs fs = Vfs.open(name)) {
+        String root = root(fs);
+        String withNul = root + "/a\0b";
+        assertThrows(name, IllegalArgumentException.class, () -> fs.createDirectory(withNul));
+        assertThrows(
+            name, IllegalArgumentException.class, () -> fs.writeFile(withNul, new byte[] {1}));
+        assertThrows(name, IllegalArgumentException.class, () -> fs.exists(withNul));
+        assertThrows(name, IllegalArgumentException.class, () -> fs.list(withNul));
+        // An unpaired surrogate names no UTF-8 string.
+        assertThrows(name, IllegalArgumentException.class, () -> fs.createDirectory(root + "/\uD800"));
+        assertEquals(name, List.of(), fs.list(root));
+      }
+    }
+  }
 }
