@@ -125,12 +125,36 @@ absl::Status CheckGarbledCreation(Vfs& vfs, const std::string& dir,
 
 }  // namespace
 
+absl::StatusOr<TypedHeaderFile> InspectTypedHeaderFile(Vfs& vfs,
+                                                       const std::string& dir) {
+  absl::StatusOr<std::unique_ptr<VfsFile>> file = vfs.Open(
+      JoinPath(dir, store_format::kTypedHeaderFile), OpenMode::kReadOnly);
+  if (absl::IsNotFound(file.status()) ||
+      absl::IsFailedPrecondition(file.status())) {
+    return TypedHeaderFile::kMissing;
+  }
+  LOADERX_RETURN_IF_ERROR(file.status());
+  LOADERX_ASSIGN_OR_RETURN(const uint64_t size, (*file)->Size());
+  if (size < store_format::kTypedHeaderMinBytes) {
+    return TypedHeaderFile::kLeftover;
+  }
+  char magic[sizeof(store_format::kTypedHeaderMagic)];
+  LOADERX_RETURN_IF_ERROR((*file)->ReadAt(0, absl::MakeSpan(magic)));
+  return std::memcmp(magic, store_format::kTypedHeaderMagic, sizeof(magic)) == 0
+             ? TypedHeaderFile::kPresent
+             : TypedHeaderFile::kLeftover;
+}
+
 absl::StatusOr<CreationSite> InspectCreationSite(Vfs& vfs,
                                                  const std::string& dir) {
   LOADERX_ASSIGN_OR_RETURN(std::vector<std::string> names, vfs.List(dir));
   if (Has(names, store_format::kTypedHeaderFile)) {
-    return absl::AlreadyExistsError(
-        absl::StrCat(dir, " already holds a store"));
+    LOADERX_ASSIGN_OR_RETURN(TypedHeaderFile typed,
+                             InspectTypedHeaderFile(vfs, dir));
+    if (typed == TypedHeaderFile::kPresent) {
+      return absl::AlreadyExistsError(
+          absl::StrCat(dir, " already holds a store"));
+    }
   }
   for (const std::string& name : names) {
     if (name != store_format::ChunkFileName(0) && IsRecordFile(name)) {
@@ -142,7 +166,9 @@ absl::StatusOr<CreationSite> InspectCreationSite(Vfs& vfs,
     if (name != store_format::kHeaderFile &&
         name != store_format::kDictionaryFile &&
         name != store_format::ChunkFileName(0) &&
-        name != integrity_format::kIntegrityFile && name != kJournalFile) {
+        name != integrity_format::kIntegrityFile && name != kJournalFile &&
+        name != store_format::kTypedHeaderFile &&
+        name != store_format::kTypedHeaderStagingFile) {
       return absl::AlreadyExistsError(absl::StrCat(
           dir, " is not empty: it holds \"", name,
           "\", which is not part of a store; a store is created in an empty "

@@ -5,8 +5,14 @@
 // is.
 //
 // A creation's commit point is store.zr, written last and synced (every
-// 1.7.7 store has one). Before it, a creation may leave meta.zr, 0.chunk,
-// dict.zr and checksums.lx, and meta.zr may be:
+// 1.7.7 store has one), under a temporary name (store.zr.new) and renamed
+// into place, so that it is whole or absent. Before it, a creation may
+// leave meta.zr, 0.chunk, dict.zr, checksums.lx, journal.lx, store.zr.new
+// (any part of it), and a store.zr that is not one: shorter than 32 bytes
+// or not starting "LXST", what a creation that wrote store.zr in place
+// (1.7.7, earlier builds) leaves when killed between creating the file and
+// writing it. A store.zr that is one means a store, whatever else the
+// directory holds. meta.zr may be:
 //   - empty, or the header of no records (also what an empty engine with
 //     no store.zr is; journal.lx may then be there too): unfinished;
 //   - bytes that are not a header at all (no "ZREC" magic), where a power
@@ -37,6 +43,18 @@ enum class CreationSite {
   kEmpty,       // An empty directory: create afresh.
   kUnfinished,  // A creation that never reached store.zr: take it over.
 };
+
+// What `dir`/store.zr is, from its size and first bytes.
+enum class TypedHeaderFile {
+  kMissing,   // No store.zr (or no directory).
+  kLeftover,  // Shorter than a typed header, or not starting as one.
+  kPresent,   // Starts as a typed header (it may still be damaged).
+};
+
+// Reads at most 4 bytes of `dir`/store.zr. NotFound and FailedPrecondition
+// (`dir` missing or a file) are kMissing; other VFS errors are returned.
+absl::StatusOr<TypedHeaderFile> InspectTypedHeaderFile(Vfs& vfs,
+                                                       const std::string& dir);
 
 // Inspects `dir` (which exists) through `vfs`, reading and never writing.
 // AlreadyExists naming the directory and the evidence for anything that is

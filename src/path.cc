@@ -92,15 +92,15 @@ absl::Status ValidateWindowsPath(absl::string_view path) {
     }
     const char c = path[at];
     if (length == 1 && static_cast<unsigned char>(c) < 0x20) {
-      return InvalidPath(path, absl::StrCat("holds control character ",
-                                            static_cast<int>(c), " at byte ",
-                                            at, ", which Windows cannot name"));
+      return InvalidPath(
+          path, absl::StrCat("holds control character ", static_cast<int>(c),
+                             " at byte ", at, ", which Windows cannot name"));
     }
-    if (length == 1 && absl::string_view("<>\"|?*").find(c) !=
-                           absl::string_view::npos) {
-      return InvalidPath(path, absl::StrCat("holds '", std::string(1, c),
-                                            "' at byte ", at,
-                                            ", which Windows cannot name"));
+    if (length == 1 &&
+        absl::string_view("<>\"|?*").find(c) != absl::string_view::npos) {
+      return InvalidPath(
+          path, absl::StrCat("holds '", std::string(1, c), "' at byte ", at,
+                             ", which Windows cannot name"));
     }
     if (c == ':' && at != drive_colon) {
       return InvalidPath(

@@ -49,8 +49,8 @@ TEST(PathTest, BackslashIsAnOrdinaryCharacter) {
 
 TEST(PathTest, ValidatePathRefusesANulByteAndNamesIt) {
   using std::string_literals::operator""s;
-  for (const std::string& path : {"a\0b"s, "\0"s, "/d/store\0"s,
-                                  "/d\0/store"s}) {
+  for (const std::string& path :
+       {"a\0b"s, "\0"s, "/d/store\0"s, "/d\0/store"s}) {
     const absl::Status status = ValidatePath(path);
     EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
     EXPECT_TRUE(absl::StrContains(status.message(), "contains a NUL byte"))
@@ -60,16 +60,16 @@ TEST(PathTest, ValidatePathRefusesANulByteAndNamesIt) {
 }
 
 TEST(PathTest, ValidatePathTakesOrdinaryPaths) {
-  for (const char* path : {"", "a", "/d/store", "rel/a b/c.zr", "caf\xc3\xa9",
-                           "C:/data/store"}) {
+  for (const char* path :
+       {"", "a", "/d/store", "rel/a b/c.zr", "caf\xc3\xa9", "C:/data/store"}) {
     EXPECT_TRUE(ValidatePath(path).ok()) << path;
   }
 }
 
 #ifdef _WIN32
 TEST(PathTest, ValidatePathRefusesWhatWindowsCannotName) {
-  for (const char* path : {"a<b", "a>b", "a\"b", "a|b", "a?b", "a*b",
-                           "a\x01b", "C:/a:b", "ab:", "\xff", "\xc0\x80"}) {
+  for (const char* path : {"a<b", "a>b", "a\"b", "a|b", "a?b", "a*b", "a\x01b",
+                           "C:/a:b", "ab:", "\xff", "\xc0\x80"}) {
     EXPECT_TRUE(absl::IsInvalidArgument(ValidatePath(path))) << path;
   }
   EXPECT_OK(ValidatePath("\\\\?\\C:\\data"));

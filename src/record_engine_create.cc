@@ -132,8 +132,14 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Create(
       if (!removed.ok() && !absl::IsNotFound(removed)) return removed;
     }
     if (takeover) {
-      absl::Status removed = vfs.Remove(files->PathOf(kJournalFile));
-      if (!removed.ok() && !absl::IsNotFound(removed)) return removed;
+      // The journal, and what an earlier creation left of store.zr: one
+      // written in place and cut short, or its staging copy.
+      for (absl::string_view leftover :
+           {absl::string_view(kJournalFile), store_format::kTypedHeaderFile,
+            store_format::kTypedHeaderStagingFile}) {
+        absl::Status removed = vfs.Remove(files->PathOf(leftover));
+        if (!removed.ok() && !absl::IsNotFound(removed)) return removed;
+      }
     }
     // The syncs below cover it, and its entry with the directory's
     // (0.chunk is new).

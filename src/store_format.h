@@ -68,6 +68,15 @@ using ::loaderx::kMaxRecordBytes;
 inline constexpr absl::string_view kHeaderFile = "meta.zr";
 inline constexpr absl::string_view kDictionaryFile = "dict.zr";
 inline constexpr absl::string_view kTypedHeaderFile = "store.zr";
+// Where a creation writes store.zr before renaming it into place, so that
+// a store.zr is whole or absent at every instant (`TypedStore::Create`).
+inline constexpr absl::string_view kTypedHeaderStagingFile = "store.zr.new";
+// How every store.zr begins and its smallest size (`src/typed_header.h`
+// has the layout). One that is shorter or begins otherwise is what a
+// creation that wrote it in place (1.7.7, or builds before the staging
+// file) leaves when it is killed before the write (`src/creation_site.h`).
+inline constexpr char kTypedHeaderMagic[4] = {'L', 'X', 'S', 'T'};
+inline constexpr uint64_t kTypedHeaderMinBytes = 32;
 
 struct PhysicalHeader {
   uint8_t codec = 0;

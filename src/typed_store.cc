@@ -14,6 +14,7 @@
 #include "loaderx/spi/status_macros.h"
 #include "loaderx/typed_owner_registry.h"
 #include "src/checksum.h"
+#include "src/creation_site.h"
 #include "src/index_check.h"
 #include "src/mix64.h"
 #include "src/record_engine.h"
@@ -26,6 +27,7 @@ namespace loaderx {
 namespace {
 
 using store_format::kTypedHeaderFile;
+using store_format::kTypedHeaderStagingFile;
 
 std::string ShapeText(absl::Span<const uint64_t> shape) {
   return absl::StrCat("(", absl::StrJoin(shape, ", "),
@@ -86,26 +88,72 @@ absl::StatusOr<RecordGeometry> GeometryOf(const TypedOwner& owner,
   return inconsistent("an unknown layout");
 }
 
+// DataLoss for a directory whose creation stopped before store.zr was in
+// place (`creation_site.h`), saying how to get out of it.
+absl::Status UnfinishedCreationError(absl::string_view path,
+                                     TypedHeaderFile typed) {
+  return absl::DataLossError(absl::StrCat(
+      "unfinished creation at ", path,
+      ": the store's creation did not finish (",
+      typed == TypedHeaderFile::kMissing
+          ? "meta.zr but no store.zr"
+          : "a store.zr that was never written whole",
+      ", and no record was ever committed there); Create the store again "
+      "(give a dtype) to take it over"));
+}
+
+// The unfinished-creation error if `path` is one (no store.zr, or a
+// leftover of one, and nothing committed beside it), else OK: anything else
+// is for the open to report. A creation in progress holds meta.zr's lock,
+// which makes it busy rather than unfinished.
+absl::Status CheckNotUnfinished(Vfs& vfs, absl::string_view path) {
+  const std::string dir(path);
+  LOADERX_ASSIGN_OR_RETURN(TypedHeaderFile typed,
+                           InspectTypedHeaderFile(vfs, dir));
+  if (typed == TypedHeaderFile::kPresent) return absl::OkStatus();
+  absl::StatusOr<CreationSite> site = InspectCreationSite(vfs, dir);
+  if (!site.ok() || *site != CreationSite::kUnfinished) {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::unique_ptr<VfsFile>> meta =
+      vfs.Open(JoinPath(dir, store_format::kHeaderFile), OpenMode::kReadOnly);
+  if (meta.ok()) {
+    absl::Status locked = (*meta)->TryLockShared();
+    if (IsBusy(locked)) return locked;
+  }
+  return UnfinishedCreationError(path, typed);
+}
+
 // What is at a path, read without opening (or locking) a store there.
 enum class Found { kNothing, kUnfinished, kStore };
 
 absl::StatusOr<Found> Probe(Vfs& vfs, absl::string_view path,
                             absl::string_view kind) {
+  const std::string dir(path);
+  LOADERX_ASSIGN_OR_RETURN(TypedHeaderFile typed,
+                           InspectTypedHeaderFile(vfs, dir));
   const std::string header_path = JoinPath(path, kTypedHeaderFile);
-  absl::StatusOr<std::string> bytes = ReadFileToString(vfs, header_path);
-  if (bytes.ok()) {
+  if (typed == TypedHeaderFile::kPresent) {
+    LOADERX_ASSIGN_OR_RETURN(std::string bytes,
+                             ReadFileToString(vfs, header_path));
     LOADERX_ASSIGN_OR_RETURN(TypedHeader header,
-                             DecodeTypedHeader(*bytes, header_path));
+                             DecodeTypedHeader(bytes, header_path));
     LOADERX_ASSIGN_OR_RETURN(auto owner, OwnerOf(header, header_path));
     LOADERX_RETURN_IF_ERROR(CheckKind(path, *owner, kind));
     return Found::kStore;
   }
-  // No store.zr, or no directory at all (a file used as one:
-  // FailedPrecondition).
-  if (!absl::IsNotFound(bytes.status()) &&
-      !absl::IsFailedPrecondition(bytes.status())) {
-    return bytes.status();
+  if (typed == TypedHeaderFile::kLeftover) {
+    // A creation cut short, or a store whose store.zr is damaged: the
+    // directory tells (a store with records is never taken over).
+    absl::StatusOr<CreationSite> site = InspectCreationSite(vfs, dir);
+    if (site.ok() && *site == CreationSite::kUnfinished) {
+      return Found::kUnfinished;
+    }
+    LOADERX_ASSIGN_OR_RETURN(std::string bytes,
+                             ReadFileToString(vfs, header_path));
+    return DecodeTypedHeader(bytes, header_path).status();
   }
+  // No store.zr, or no directory at all (a file used as one).
   absl::StatusOr<bool> has_meta =
       vfs.Exists(JoinPath(path, store_format::kHeaderFile));
   if (absl::IsFailedPrecondition(has_meta.status())) return Found::kNothing;
@@ -182,11 +230,20 @@ absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::Create(
   engine_options.typed_header = header_bytes;
   LOADERX_ASSIGN_OR_RETURN(auto engine,
                            RecordEngine::Create(vfs, path, engine_options));
-  LOADERX_ASSIGN_OR_RETURN(
-      std::unique_ptr<VfsFile> file,
-      vfs.Open(JoinPath(path, kTypedHeaderFile), OpenMode::kCreateExclusive));
-  LOADERX_RETURN_IF_ERROR(file->WriteAt(0, header_bytes));
-  LOADERX_RETURN_IF_ERROR(file->Sync());
+  // store.zr is whole or absent at every instant: written and synced under
+  // another name (the engine removed any leftover of it), then renamed. A
+  // kill or power cut before the rename leaves an unfinished creation that
+  // the next `Create` takes over.
+  const std::string staging_path = JoinPath(path, kTypedHeaderStagingFile);
+  {
+    LOADERX_ASSIGN_OR_RETURN(
+        std::unique_ptr<VfsFile> file,
+        vfs.Open(staging_path, OpenMode::kCreateExclusive));
+    LOADERX_RETURN_IF_ERROR(file->WriteAt(0, header_bytes));
+    LOADERX_RETURN_IF_ERROR(file->Sync());
+  }
+  LOADERX_RETURN_IF_ERROR(
+      vfs.Rename(staging_path, JoinPath(path, kTypedHeaderFile)));
   LOADERX_RETURN_IF_ERROR(vfs.SyncDirectory(std::string(path)));
   auto store = std::unique_ptr<TypedStore>(
       new TypedStore(std::move(engine), std::move(owner), identity, geometry));
@@ -213,6 +270,8 @@ absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::OpenOfKind(
     Vfs& vfs, absl::string_view path, absl::string_view kind,
     const StoreOptions& options) {
   LOADERX_RETURN_IF_ERROR(ValidatePath(path));
+  // Before the engine opens (and might recover) anything there.
+  LOADERX_RETURN_IF_ERROR(CheckNotUnfinished(vfs, path));
   LOADERX_ASSIGN_OR_RETURN(
       auto engine, RecordEngine::Open(vfs, path, EngineOptions(options)));
   const std::string header_path = JoinPath(path, kTypedHeaderFile);
@@ -286,15 +345,20 @@ absl::StatusOr<std::unique_ptr<TypedStore>> TypedStore::OpenOrCreate(
       (owner->layout() != RecordGeometry::Layout::kFixedWidth ||
        request.item_shape.has_value());
   if (request.read_only) {
+    if (found == Found::kUnfinished) {
+      LOADERX_RETURN_IF_ERROR(CheckNotUnfinished(vfs, path));
+    }
     return absl::NotFoundError(absl::StrCat(
         path, " is not a loaderx store (a read-only open creates none)"));
   }
   if (!can_create) {
     if (found == Found::kUnfinished) {
+      // Unfinished, or meta.zr with records and no store.zr: damaged.
+      LOADERX_RETURN_IF_ERROR(CheckNotUnfinished(vfs, path));
       return absl::DataLossError(absl::StrCat(
           path,
-          " holds meta.zr but no store.zr: a store's creation did not "
-          "finish (give a dtype to create it again)"));
+          " holds meta.zr but no store.zr, and is not an unfinished "
+          "creation to redo (damaged store)"));
     }
     return absl::NotFoundError(absl::StrCat(path, " is not a loaderx store"));
   }

@@ -176,7 +176,7 @@ TEST_F(TypedStoreTest, MissingOrDamagedTypedHeaderIsDataLoss) {
   absl::Status missing = RaggedStore::Open(*vfs_, "/data/r").status();
   EXPECT_EQ(missing.code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(ErrorCodeOf(missing), ErrorCode::kBadFormat);
-  EXPECT_THAT(missing.message(), HasSubstr("did not finish"));
+  EXPECT_THAT(missing.message(), HasSubstr("unfinished creation at /data/r"));
 }
 
 TEST_F(TypedStoreTest, TypedHeaderBytesFollowTheLayout) {

@@ -173,6 +173,12 @@ int64_t StoreHandle::size() const {
       [](TypedStore& store) { return static_cast<int64_t>(store.size()); });
 }
 
+int64_t StoreHandle::fingerprint() const {
+  return store_->Shared([](TypedStore& store) {
+    return static_cast<int64_t>(ValueOrThrow(store.Fingerprint()));
+  });
+}
+
 std::string StoreHandle::codec() const {
   return store_->Shared(
       [](TypedStore& store) { return std::string(store.codec()); });

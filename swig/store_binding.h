@@ -177,6 +177,8 @@ class StoreHandle {
   int64_t record_bytes() const;
   int64_t item_size() const;
   int64_t size() const;
+  // `TypedStore::Fingerprint()` (the committed state), its bits as int64_t.
+  int64_t fingerprint() const;
   std::string codec() const;
   bool has_dict() const;
 

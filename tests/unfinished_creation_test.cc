@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "loaderx/dense_store.h"
 #include "loaderx/dtype.h"
+#include "loaderx/typed_store.h"
 #include "loaderx/vfs_registry.h"
 #include "src/integrity_format.h"
 #include "src/journal.h"
@@ -299,6 +300,118 @@ TEST_F(UnfinishedCreationTest, AMetaLongerThanAHeaderIsRefused) {
   MakeGarbledCreation();
   Put("meta.zr", Garbage(33));
   ExpectCreateRefused({"meta.zr", "33 bytes"});
+}
+
+// --- What a kill leaves: store.zr created and cut short, its staging
+// copy, files created and never written. ---
+
+// Every way to open the store reports the unfinished creation, naming the
+// path and the way out, and changes nothing.
+void ExpectOpenSaysUnfinished(Vfs& vfs, const Contents& before,
+                              const std::function<Contents()>& snapshot) {
+  StoreRequest no_dtype;
+  StoreRequest read_only;
+  read_only.read_only = true;
+  StoreOptions read_only_options;
+  read_only_options.read_only = true;
+  const absl::Status statuses[] = {
+      DenseStore::Open(vfs, kStore).status(),
+      DenseStore::Open(vfs, kStore, read_only_options).status(),
+      TypedStore::OpenAny(vfs, kStore).status(),
+      DenseStore::OpenOrCreate(vfs, kStore, no_dtype).status(),
+      DenseStore::OpenOrCreate(vfs, kStore, read_only).status(),
+  };
+  for (const absl::Status& status : statuses) {
+    EXPECT_TRUE(absl::IsDataLoss(status)) << status;
+    EXPECT_TRUE(absl::StrContains(
+        status.message(), absl::StrCat("unfinished creation at ", kStore)))
+        << status;
+    EXPECT_TRUE(absl::StrContains(status.message(), "Create the store again"))
+        << status;
+  }
+  EXPECT_EQ(snapshot(), before);
+}
+
+TEST_F(UnfinishedCreationTest, AStoreZrCutShortIsAnUnfinishedCreation) {
+  // 1.7.7 (and builds before store.zr.new) wrote store.zr in place: a kill
+  // between its creation and its write leaves it empty or partial.
+  std::string whole;
+  {
+    MakeStore(0);
+    ASSERT_OK_AND_ASSIGN(whole, ReadFileToString(*vfs_, PathOf("store.zr")));
+    for (const auto& [name, bytes] : Snapshot()) Remove(name);
+  }
+  for (const std::string& leftover :
+       {std::string(), std::string("LXST"), whole.substr(0, 31),
+        Garbage(whole.size())}) {
+    SCOPED_TRACE(leftover.size());
+    MakeStore(0);
+    Put("store.zr", leftover);
+    ExpectOpenSaysUnfinished(*vfs_, Snapshot(), [&] { return Snapshot(); });
+    ExpectCreateTakesOver();
+    EXPECT_EQ(Snapshot().count("store.zr.new"), 0u);
+    for (const auto& [name, bytes] : Snapshot()) Remove(name);
+  }
+}
+
+TEST_F(UnfinishedCreationTest, AStagedStoreZrIsAnUnfinishedCreation) {
+  // Killed while store.zr.new was written, or before its rename.
+  for (const std::string& staged : {std::string(), Garbage(40)}) {
+    MakeStore(0);
+    Remove("store.zr");
+    Put("store.zr.new", staged);
+    ExpectOpenSaysUnfinished(*vfs_, Snapshot(), [&] { return Snapshot(); });
+    ExpectCreateTakesOver();
+    EXPECT_EQ(Snapshot().count("store.zr.new"), 0u);
+    for (const auto& [name, bytes] : Snapshot()) Remove(name);
+  }
+}
+
+TEST_F(UnfinishedCreationTest, FilesCreatedAndNeverWrittenAreTakenOver) {
+  // A kill right after each file's creating open: empty meta.zr (with or
+  // without the others), dict.zr, checksums.lx, journal.lx.
+  MakeStore(0);
+  Remove("store.zr");
+  Put("meta.zr", "");
+  ExpectOpenSaysUnfinished(*vfs_, Snapshot(), [&] { return Snapshot(); });
+  for (absl::string_view name :
+       {"dict.zr", "checksums.lx", "journal.lx", "store.zr"}) {
+    Put(name, "");
+  }
+  ExpectOpenSaysUnfinished(*vfs_, Snapshot(), [&] { return Snapshot(); });
+  ExpectCreateTakesOver();
+}
+
+TEST_F(UnfinishedCreationTest, ItIsTakenOverByAnotherKindAndCodec) {
+  MakeStore(0);
+  Put("store.zr", "");
+  StoreOptions options;
+  options.codec = "zstd";
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       TypedStore::Create(*vfs_, kStore, "ragged",
+                                          {DType::Simple("<i2"), {}}, options));
+  EXPECT_EQ(store->kind(), "ragged");
+  EXPECT_EQ(store->codec(), "zstd");
+}
+
+TEST_F(UnfinishedCreationTest, AStoreZrCutShortBesideRecordsIsDamage) {
+  // Records were committed: the store's store.zr is damaged, and nothing
+  // is taken over or said to be unfinished.
+  MakeStore(3);
+  Put("store.zr", "");
+  const absl::Status opened = DenseStore::Open(*vfs_, kStore).status();
+  EXPECT_TRUE(absl::IsDataLoss(opened)) << opened;
+  EXPECT_FALSE(absl::StrContains(opened.message(), "unfinished")) << opened;
+  EXPECT_TRUE(absl::StrContains(opened.message(), "store.zr")) << opened;
+  StoreRequest request;
+  request.dtype = Identity().dtype;
+  request.item_shape = Identity().item_shape;
+  const absl::Status constructed =
+      DenseStore::OpenOrCreate(*vfs_, kStore, request).status();
+  EXPECT_TRUE(absl::IsDataLoss(constructed)) << constructed;
+  EXPECT_FALSE(absl::StrContains(constructed.message(), "unfinished"))
+      << constructed;
+  ExpectCreateRefused({"0.loc", "records"});
 }
 
 TEST_F(UnfinishedCreationTest, AHeaderOfAnotherVersionIsRefused) {

@@ -80,6 +80,9 @@ timed wheel bash tools/ci/test_wheel.sh "$tally" || status=1
 # loaderx.jar installed into a local Maven repository, a Maven project built
 # and run against it offline.
 timed maven bash tools/ci/test_maven.sh "$tally" || status=1
+# The Spark connector (spark/): DataFrames written as store sets and read
+# back, with a task retried, in local mode with 4 task threads.
+timed spark bash tools/ci/test_spark.sh "$tally" "${BAZEL_FLAGS[@]}" || status=1
 # MinGW build, under Wine.
 timed windows bash tools/ci/test_windows.sh "$tally" || status=1
 if [[ "${LOADERX_SANITIZERS:-1}" != 0 ]]; then

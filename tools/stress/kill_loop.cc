@@ -23,6 +23,10 @@
 // flight, if any, happened for all its ids or for none; nothing is there
 // that was never appended; `Verify` finds no damage. Exit status 0 and a
 // closing "kill loop: ..." line if all held.
+//
+// `--create` kills creations instead (`create_kills.h`): SIGKILL before
+// each mutating call of a typed store's creation, and the path must open
+// or be created again ("0 stuck").
 
 #include <fcntl.h>
 #include <signal.h>
@@ -48,6 +52,7 @@
 #include "loaderx/ragged_store.h"
 #include "loaderx/spi/status_macros.h"
 #include "loaderx/vfs_registry.h"
+#include "tools/stress/create_kills.h"
 
 namespace loaderx {
 namespace {
@@ -59,6 +64,9 @@ struct Flags {
   uint64_t seed = 1;
   int max_delay_ms = 40;
   bool child = false;
+  bool create = false;        // The create mode's parent.
+  bool create_child = false;  // One killed creation (`create_kill`).
+  CreateKill create_kill;
 };
 
 // Record `id`: 32..2079 bytes starting "record-<id>-".
@@ -370,6 +378,16 @@ Flags ParseFlags(int argc, char** argv) {
     };
     if (arg == "--child") {
       flags.child = true;
+    } else if (arg == "--create") {
+      flags.create = true;
+    } else if (arg == "--create_child") {
+      flags.create_child = true;
+    } else if (auto v = value("store")) {
+      flags.create_kill.path = *v;
+    } else if (auto v = value("kind")) {
+      flags.create_kill.kind = *v;
+    } else if (auto v = value("kill_at")) {
+      flags.create_kill.kill_at = std::strtoll(v->c_str(), nullptr, 10);
     } else if (auto v = value("kills")) {
       flags.kills = std::atoi(v->c_str());
     } else if (auto v = value("dir")) {
@@ -393,6 +411,12 @@ Flags ParseFlags(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   loaderx::Flags flags = loaderx::ParseFlags(argc, argv);
+  if (flags.create_child) {
+    flags.create_kill.codec = flags.codec;
+    const absl::Status status = loaderx::RunCreateChild(flags.create_kill);
+    std::fprintf(stderr, "create child: %s\n", status.ToString().c_str());
+    return 1;
+  }
   if (flags.child) {
     const absl::Status status = loaderx::RunChild(flags);
     std::fprintf(stderr, "child: %s\n", status.ToString().c_str());
@@ -403,7 +427,9 @@ int main(int argc, char** argv) {
     if (::mkdtemp(pattern) == nullptr) return 2;
     flags.dir = pattern;
   }
-  const absl::Status status = loaderx::RunParent(flags, "/proc/self/exe");
+  const absl::Status status =
+      flags.create ? loaderx::RunCreateKills(flags.dir, "/proc/self/exe")
+                   : loaderx::RunParent(flags, "/proc/self/exe");
   if (!status.ok()) {
     std::fprintf(stderr, "kill loop FAILED: %s (store left in %s)\n",
                  status.ToString().c_str(), flags.dir.c_str());

@@ -371,6 +371,11 @@ void FaultVfs::CutPowerAfter(int64_t calls) {
   power_cut_at_ = calls < 0 ? -1 : mutating_calls_ + calls;
 }
 
+void FaultVfs::set_on_power_cut(std::function<void()> action) {
+  std::lock_guard lock(mu_);
+  on_power_cut_ = std::move(action);
+}
+
 int64_t FaultVfs::MutatingCalls() const {
   std::lock_guard lock(mu_);
   return mutating_calls_;
@@ -394,6 +399,7 @@ absl::Status FaultVfs::MaybeFail(VfsOp op, absl::string_view path,
   ++calls_[op];
   paths_called_[op].emplace(path);
   if (power_cut_at_ >= 0 && mutating_calls_ >= power_cut_at_) {
+    if (on_power_cut_) std::exchange(on_power_cut_, nullptr)();
     return absl::UnavailableError(absl::StrCat(
         "simulated power cut: ", VfsOpName(op), " ", path, " never happened"));
   }
@@ -445,10 +451,13 @@ absl::StatusOr<std::unique_ptr<VfsFile>> FaultVfs::Open(absl::string_view path,
                                                         OpenMode mode) {
   const bool creating =
       mode == OpenMode::kCreate || mode == OpenMode::kCreateExclusive;
-  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kOpen, path, creating));
+  // The writable check first: once the creating open is counted, the
+  // file is created, even when that open is the last call a power cut
+  // lets through (a kill right after it leaves an empty file).
   if (mode != OpenMode::kReadOnly) {
     LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kOpenWritable, path));
   }
+  // A full disk refuses a new file before the open is counted.
   bool created = false;
   if (creating) {
     LOADERX_ASSIGN_OR_RETURN(const bool exists, target().Exists(path));
@@ -456,6 +465,7 @@ absl::StatusOr<std::unique_ptr<VfsFile>> FaultVfs::Open(absl::string_view path,
     if (created) LOADERX_RETURN_IF_ERROR(MaybeRefuseSpace(path, 0, true));
   }
   if (mode == OpenMode::kCreateExclusive) created = true;
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kOpen, path, creating));
   auto handle = std::make_shared<Handle>();
   LOADERX_ASSIGN_OR_RETURN(handle->base, target().Open(path, mode));
   if (absl::StatusOr<uint64_t> size = handle->base->Size(); size.ok()) {
@@ -567,6 +577,8 @@ absl::Status FaultVfs::SimulateCrash(CrashMode mode, uint64_t seed) {
       handle->base.reset();
     }
   }
+  // A killed process loses nothing the kernel accepted.
+  if (mode == CrashMode::kKillProcess) return absl::OkStatus();
   for (const auto& [path, durability] : tracked) {
     if (!durability->entry_durable) {
       absl::Status removed = target().Remove(path);

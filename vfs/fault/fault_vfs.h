@@ -21,13 +21,17 @@
 //    (as a journaling filesystem orders them), and only files opened through
 //    this `FaultVfs` are tracked. Tracking copies a file's contents at each
 //    sync, so this is a tool for small test data.
+//    `kKillProcess` is the process killed instead (SIGKILL): every call that
+//    completed is kept, synced or not (the kernel has it), including a file
+//    created and never written; only the handles close.
 //
 // 3. Power cuts: `CutPowerAfter(n)` lets n more mutating calls (writes,
 //    truncations, syncs, creating opens, removes, renames, directory
 //    changes) through and then fails every call with Unavailable, as if the
 //    machine stopped there, until `SimulateCrash`. Enumerating n over an
 //    operation's `MutatingCalls()` puts a power loss at every write and
-//    every sync it makes.
+//    every sync it makes. `set_on_power_cut` runs an action at the cut
+//    instead (a kill loop's child raises SIGKILL there).
 //
 // 4. Modification stamps are forwarded; after `SimulateCrash` a file that
 //    was reverted reports the stamp it had at its last sync (a power cut
@@ -64,6 +68,7 @@
 #define LOADERX_VFS_FAULT_FAULT_VFS_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -117,6 +122,7 @@ class FaultVfs final : public Vfs {
   enum class CrashMode {
     kDropUnsynced,    // Unsynced writes vanish.
     kGarbleUnsynced,  // Unsynced writes turn into garbage bytes.
+    kKillProcess,     // Nothing is lost: the process died, not the machine.
   };
 
   // Wraps `base` without owning it; `base` must outlive this VFS.
@@ -166,6 +172,10 @@ class FaultVfs final : public Vfs {
   // After `calls` more mutating calls, every call fails (a power cut; see
   // above) until `SimulateCrash`. Negative: no cut (the default).
   void CutPowerAfter(int64_t calls);
+  // Called by the first call the cut refuses, before it fails, on that
+  // call's thread and under this VFS's lock (it must not call this VFS):
+  // a process that is to die at the cut raises SIGKILL there.
+  void set_on_power_cut(std::function<void()> action);
   // Mutating calls that reached the wrapped VFS so far.
   int64_t MutatingCalls() const;
 
@@ -239,7 +249,8 @@ class FaultVfs final : public Vfs {
   std::map<VfsOp, std::set<std::string>> paths_called_;  // Guarded by `mu_`.
   bool concurrent_syncs_ = false;                        // Guarded by `mu_`.
   int64_t mutating_calls_ = 0;                           // Guarded by `mu_`.
-  int64_t power_cut_at_ = -1;  // Guarded by `mu_`; -1: none.
+  int64_t power_cut_at_ = -1;           // Guarded by `mu_`; -1: none.
+  std::function<void()> on_power_cut_;  // Guarded by `mu_`.
   std::map<std::string, uint64_t> reverted_stamps_;  // Guarded by `mu_`.
   int64_t capacity_ = -1;            // Guarded by `mu_`; -1: none.
   int capacity_error_ = 0;           // Guarded by `mu_`.

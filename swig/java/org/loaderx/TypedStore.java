@@ -123,6 +123,19 @@ public abstract class TypedStore implements AutoCloseable {
   }
 
   /**
+   * {@return the store's fingerprint: a 64-bit digest of its committed state (kind, type, write
+   * frontier, last record), as a store set's manifest records for each member
+   * (docs/store-set-format.md)} Any append, delete or compaction changes it; two opens of an
+   * unchanged store agree. Costs two small reads.
+   *
+   * @throws IllegalStateException if the store is closed
+   * @throws java.io.UncheckedIOException for an I/O error
+   */
+  public long fingerprint() {
+    return handle.call(h -> h.fingerprint());
+  }
+
+  /**
    * {@return the store's statistics, a snapshot} May run alongside reads and appends.
    *
    * @throws IllegalStateException if the store is closed

@@ -3,6 +3,7 @@ package org.loaderx;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
@@ -48,6 +49,31 @@ public class DenseStoreTest {
         assertEquals("zstd", reopened.codec());
         assertEquals("dense", reopened.kind());
         assertArrayEquals(ints(10, 11), reopened.gather(1));
+      }
+    }
+  }
+
+  @Test
+  public void fingerprintFollowsTheCommittedStateAndAgreesAcrossOpens() {
+    try (Vfs fs = Vfs.memory()) {
+      long empty;
+      long one;
+      try (DenseStore store = DenseStore.open(fs, "/f", pairs("raw"))) {
+        empty = store.fingerprint();
+        store.append(ints(1, 2));
+        one = store.fingerprint();
+        assertNotEquals(empty, one);
+        store.append(ints(3, 4));
+        long two = store.fingerprint();
+        assertNotEquals(one, two);
+        assertEquals(two, store.fingerprint()); // reading it changes nothing
+        store.delete(1);
+        assertEquals(1, store.size());
+        assertNotEquals(two, store.fingerprint());
+        one = store.fingerprint();
+      }
+      try (DenseStore reopened = DenseStore.open(fs, "/f")) {
+        assertEquals(one, reopened.fingerprint());
       }
     }
   }
