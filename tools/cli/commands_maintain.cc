@@ -44,18 +44,16 @@ absl::Status RunCompactDryRun(const ParsedArguments& arguments,
   if (arguments.Has("--json")) {
     PrintJson(context, report);
   } else {
-    context.out << "compaction of " << path << " would move "
-                << estimate->moves << " records in " << estimate->batches
-                << " steps, give back " << estimate->reclaimed_bytes
-                << " bytes, and needs " << estimate->needed_bytes
-                << " bytes of free space (";
+    context.out << "compaction of " << path << " would move " << estimate->moves
+                << " records in " << estimate->batches << " steps, give back "
+                << estimate->reclaimed_bytes << " bytes, and needs "
+                << estimate->needed_bytes << " bytes of free space (";
     if (estimate->available_bytes.has_value()) {
       context.out << *estimate->available_bytes << " available";
     } else {
       context.out << "the filesystem does not say how much is free";
     }
-    context.out << ")" << (fits ? "" : ": not enough, it would refuse")
-                << "\n";
+    context.out << ")" << (fits ? "" : ": not enough, it would refuse") << "\n";
   }
   return absl::OkStatus();
 }
