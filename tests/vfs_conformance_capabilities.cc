@@ -207,8 +207,8 @@ TEST_P(VfsConformanceTest, AvailableBytesIsANumberOrUnimplemented) {
 }
 
 TEST_P(VfsConformanceTest, AllocateExtendsWithZerosAndNeverShrinks) {
-  ASSERT_OK_AND_ASSIGN(auto file, vfs_->Open(Path("allocated"),
-                                             OpenMode::kCreate));
+  ASSERT_OK_AND_ASSIGN(auto file,
+                       vfs_->Open(Path("allocated"), OpenMode::kCreate));
   ASSERT_OK(file->WriteAt(0, "abc"));
   ASSERT_OK(file->Allocate(4096));
   ASSERT_OK_AND_ASSIGN(uint64_t size, file->Size());
