@@ -9,7 +9,12 @@
 # once; the directory appears whole (copied beside it, then renamed) and a
 # warm run downloads nothing. Prints the directory on its last line.
 #
-#   bash tools/ci/install_spark.sh
+# With `pyspark`, instead: PySpark of the same version (and py4j) from PyPI,
+# downloaded into $LOADERX_CACHE/pyspark/dist/ and installed (pure Python
+# with its own copy of Spark's jars) into $LOADERX_CACHE/pyspark/site-VERSION/,
+# a directory for PYTHONPATH; prints that directory.
+#
+#   bash tools/ci/install_spark.sh [pyspark]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -17,6 +22,32 @@ spark_version=4.0.1
 dependency_plugin=org.apache.maven.plugins:maven-dependency-plugin:3.8.1
 cache="${LOADERX_CACHE:-/var/tmp/loaderx-cache}/spark"
 jars="$cache/jars-$spark_version"
+
+if [[ "${1:-}" == pyspark ]]; then
+  pycache="${LOADERX_CACHE:-/var/tmp/loaderx-cache}/pyspark"
+  site="$pycache/site-$spark_version"
+  mkdir -p "$pycache"
+  exec 9>"$pycache/.lock"
+  flock 9
+  if [[ ! -d "$site" ]]; then
+    echo "installing pyspark $spark_version from PyPI into $site" >&2
+    if ! /usr/bin/python3 -m pip download -q --no-deps -d "$pycache/dist" \
+      "pyspark==$spark_version" py4j==0.10.9.9 setuptools wheel >&2; then
+      echo "could not download pyspark: is PyPI reachable?" \
+        "(the first run needs it; later runs are offline)" >&2
+      exit 1
+    fi
+    venv=$(mktemp -d)
+    /usr/bin/python3 -m venv "$venv/env"
+    "$venv/env/bin/pip" install -q --no-index --find-links "$pycache/dist" \
+      "pyspark==$spark_version" >&2
+    mv "$venv"/env/lib/python3*/site-packages "$site.partial"
+    rm -rf "$venv"
+    mv "$site.partial" "$site"
+  fi
+  echo "$site"
+  exit 0
+fi
 
 mkdir -p "$cache"
 exec 9>"$cache/.lock"
