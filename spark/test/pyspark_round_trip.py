@@ -8,7 +8,7 @@ generated rows (an id, a ragged int array, a label) with the connector jar
 and loaderx.jar on `spark.jars`, reads them back with
 `spark.read.format("loaderx")` (every id exactly once, each row with its own
 values), then opens the id and label columns' store sets with
-`loaderx.StoreSet` and checks them position by position. Prints
+`loaderx.store_set.StoreSet` and checks them position by position. Prints
 `pyspark: 20000 rows round-tripped` when every check holds; raises otherwise.
 """
 
