@@ -14,6 +14,8 @@
 #                  typed_usage.py against the installed package
 #   py313-abi3     the same wheel in a venv of CPython 3.13 (tools/ci/
 #                  pythons.sh's, with its numpy 2): quick start and checks
+#   py313t-wheel   a cp313-cp313t wheel built (pip wheel) on free-threaded
+#                  3.13t, auditwheel, a 3.13t venv: quick start, checks, GIL off
 #   pip-install    `pip install .` from the clone into a fresh venv of
 #                  Debian's python3, then the same checks
 #
@@ -200,6 +202,24 @@ py313_abi3() {
   installed_checks "$work/venv-py313" 2 py313-abi3
 }
 
+# A wheel built on free-threaded 3.13t (`cp313-cp313t`: there is no limited
+# API there), checked by auditwheel and installed into a 3.13t venv: the
+# quick start, the checks, and the GIL still off after the import.
+py313t_wheel() {
+  local python="${LOADERX_CACHE:-/var/tmp/loaderx-cache}/python/3.13t/bin/python3"
+  local wheel
+  cd "$work"
+  "$python" -m pip wheel -q --no-deps --no-build-isolation -w "$work/dist-ft" "$root"
+  wheel=$(ls "$work/dist-ft"/loaderx_cpp-"$version"-cp313-cp313t-manylinux_*_x86_64.whl)
+  "$tools/bin/auditwheel" show "$wheel"
+  "$python" -m venv --system-site-packages --without-pip "$work/venv-py313t"
+  "$work/venv-py313t/bin/python" -m pip install -q --no-index --no-deps "$wheel"
+  "$work/venv-py313t/bin/python" "$root/tools/examples/quickstart.py" "$work/quickstart-py313t"
+  "$work/venv-py313t/bin/python" -c \
+    'import sys, loaderx.loaderx_native; sys.exit(sys._is_gil_enabled())'
+  installed_checks "$work/venv-py313t" 2 py313t-wheel
+}
+
 pip_install_dot() {
   fresh_venv "$work/venv-pip" "$first_python" 2 --pip
   "$work/venv-pip/bin/pip" install .
@@ -219,6 +239,7 @@ if ((case_failed == 0)); then
     run_case wheel "numpy$numpy-typing" typing_check
   done
   run_case wheel py313-abi3 py313_abi3
+  run_case wheel py313t-wheel py313t_wheel
   run_case wheel pip-install pip_install_dot
 fi
 
