@@ -1,5 +1,6 @@
 #include "src/journal.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -23,6 +24,10 @@ constexpr size_t kEntryBytes =
 constexpr size_t kChecksumBytes = 8;
 
 }  // namespace
+
+uint64_t JournalRecordBytes(uint64_t entries) {
+  return kFixedBytes + kEntryBytes * entries + kChecksumBytes;
+}
 
 std::string EncodeJournal(const JournalRecord& record) {
   std::string out(
@@ -100,23 +105,45 @@ absl::Status Journal::OpenFile() {
   if (file_ != nullptr) return absl::OkStatus();
   const std::string path = JoinPath(directory_, kJournalFile);
   LOADERX_ASSIGN_OR_RETURN(const bool existed, vfs_.Exists(path));
-  LOADERX_ASSIGN_OR_RETURN(file_, vfs_.Open(path, OpenMode::kCreate));
+  LOADERX_ASSIGN_OR_RETURN(std::unique_ptr<VfsFile> file,
+                           vfs_.Open(path, OpenMode::kCreate));
+  LOADERX_ASSIGN_OR_RETURN(const uint64_t size, file->Size());
   // The record must not vanish with its directory entry.
-  if (!existed) return vfs_.SyncDirectory(directory_);
+  if (!existed) LOADERX_RETURN_IF_ERROR(vfs_.SyncDirectory(directory_));
+  file_ = std::move(file);
+  dirty_bytes_ = size;
   return absl::OkStatus();
 }
 
 absl::Status Journal::Write(const JournalRecord& record) {
   LOADERX_RETURN_IF_ERROR(OpenFile());
   const std::string bytes = EncodeJournal(record);
+  // Whatever lies past the record is ignored (the record says its length,
+  // and its checksum covers it).
+  dirty_bytes_ = std::max<uint64_t>(dirty_bytes_, bytes.size());
   LOADERX_RETURN_IF_ERROR(file_->WriteAt(0, bytes));
-  LOADERX_RETURN_IF_ERROR(file_->Truncate(bytes.size()));
   return file_->SyncData();
 }
 
 absl::Status Journal::Clear() {
   LOADERX_RETURN_IF_ERROR(OpenFile());
-  LOADERX_RETURN_IF_ERROR(file_->Truncate(0));
+  if (dirty_bytes_ > kJournalReserveBytes) {
+    LOADERX_RETURN_IF_ERROR(file_->Truncate(kJournalReserveBytes));
+    dirty_bytes_ = kJournalReserveBytes;
+  }
+  if (dirty_bytes_ > 0) {
+    LOADERX_RETURN_IF_ERROR(file_->WriteAt(0, std::string(dirty_bytes_, '\0')));
+  }
+  LOADERX_RETURN_IF_ERROR(file_->SyncData());
+  dirty_bytes_ = 0;
+  return absl::OkStatus();
+}
+
+absl::Status Journal::Reserve() {
+  LOADERX_RETURN_IF_ERROR(OpenFile());
+  LOADERX_ASSIGN_OR_RETURN(const uint64_t size, file_->Size());
+  if (size >= kJournalReserveBytes) return absl::OkStatus();
+  LOADERX_RETURN_IF_ERROR(file_->Allocate(kJournalReserveBytes));
   return file_->SyncData();
 }
 

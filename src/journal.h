@@ -22,6 +22,13 @@
 // no other write happens while one is present, so the next open installs
 // whatever intact record it finds (a read-only open overlays it in memory
 // instead). A compaction end also drops what lies past the new frontier.
+//
+// Space: the file keeps `kJournalReserveBytes` allocated (`Reserve`, made
+// by a store's first mutation), a record is written over the start of it
+// and never truncated, and clearing zeroes the bytes a record may occupy
+// in place (shrinking the file back to the reserve if a large record grew
+// it). So a delete, and a compaction step of a few records, needs no free
+// space: on a full disk they are the way to make some.
 // loaderx 1.7.7 does not read this file.
 
 #ifndef LOADERX_SRC_JOURNAL_H_
@@ -43,6 +50,8 @@
 namespace loaderx {
 
 inline constexpr absl::string_view kJournalFile = "journal.lx";
+// The bytes journal.lx keeps allocated: a record of up to 1,364 entries.
+inline constexpr uint64_t kJournalReserveBytes = 64 << 10;
 
 enum class JournalOp : uint8_t {
   kDelete = 1,
@@ -63,6 +72,8 @@ struct JournalRecord {
 };
 
 std::string EncodeJournal(const JournalRecord& record);
+// The bytes a record of `entries` entries takes.
+uint64_t JournalRecordBytes(uint64_t entries);
 // nullopt for anything but an intact record (an empty file included).
 // DataLoss only if the record is intact but its header is not a valid one.
 absl::StatusOr<std::optional<JournalRecord>> DecodeJournal(
@@ -80,10 +91,14 @@ class Journal {
       : vfs_(vfs), directory_(std::move(directory)) {}
 
   // Makes `record` durable (creating the file, and syncing its directory,
-  // the first time).
+  // the first time), written over the start of the file.
   absl::Status Write(const JournalRecord& record);
-  // Durably empties the journal.
+  // Durably empties the journal: zeroes, in place, whatever bytes may hold
+  // a record, and shrinks a file that grew past the reserve back to it.
   absl::Status Clear();
+  // Allocates `kJournalReserveBytes` (creating the file if needed);
+  // ResourceExhausted on a full disk, which leaves the journal usable.
+  absl::Status Reserve();
 
  private:
   absl::Status OpenFile();
@@ -91,6 +106,9 @@ class Journal {
   Vfs& vfs_;
   const std::string directory_;
   std::unique_ptr<VfsFile> file_;  // Opened by the first write or clear.
+  // How many leading bytes of the file may hold a record's bytes (all of
+  // it, up to the reserve, when it was opened: an earlier handle's).
+  uint64_t dirty_bytes_ = 0;
 };
 
 }  // namespace loaderx

@@ -64,6 +64,7 @@ RecordEngine::RecordEngine(std::unique_ptr<StoreFiles> files,
       codec_(std::move(codec)),
       decompression_contexts_(*codec_),
       integrity_(std::move(integrity)),
+      integrity_published_(integrity_ != nullptr),
       raw_(codec_->stores_verbatim()),
       decode_before_check_(!raw_ && codec_->decodes_untrusted_input()),
       read_only_(options.read_only),
@@ -181,6 +182,7 @@ absl::Status RecordEngine::RollOverIfFull(PhysicalHeader& next,
 absl::StatusOr<uint64_t> RecordEngine::Commit(
     const std::vector<Frame>& frames) {
   std::lock_guard lock(writer_mu_);
+  LOADERX_RETURN_IF_ERROR(AdoptLocked());
   // Place every frame at the frontier, rolling over to a fresh chunk when
   // one would not fit: a record never straddles chunks.
   PhysicalHeader next = header_;

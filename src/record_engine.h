@@ -63,6 +63,7 @@
 #include "loaderx/store_options.h"
 #include "loaderx/thread_pool.h"
 #include "loaderx/vfs.h"
+#include "src/compaction_plan.h"
 #include "src/decompression_context_pool.h"
 #include "src/integrity_file.h"
 #include "src/journal.h"
@@ -204,6 +205,11 @@ class RecordEngine {
   // other call may overlap it.
   absl::Status Compact();
 
+  // What `Compact` would do now, and the space it needs and has, after the
+  // same checks of the table (DataLoss as `Compact`). Read-only engines
+  // may ask. Offline, like `Compact`.
+  absl::StatusOr<CompactionEstimate> EstimateCompaction() const;
+
   // Makes every committed append durable: chunks, checksum entries, the
   // record table, the directory, the header, then the durable state.
   absl::Status Sync();
@@ -313,7 +319,41 @@ class RecordEngine {
   // another program wrote the store, checksums.lx made if it has none, and
   // a stale journal cleared.
   absl::Status Validate() const;
-  absl::Status Adopt(bool clear_journal);
+  // The first mutation's first step (lazy adoption, docs/design.md): what
+  // `Open` found the store to need, written now rather than at open, so
+  // that a store opens for writing on a full disk. A stale journal is
+  // cleared, checksums.lx made if the store has none (with store.zr's
+  // checksum, if `CheckTypedHeader` left one to record), and the durable
+  // state brought up to date. Idempotent: a failure leaves it pending, and
+  // the next mutation tries again. Then, best effort, the journal's
+  // reserve (`kJournalReserveBytes`), so a later delete needs no space.
+  absl::Status AdoptLocked();
+  // `Open`'s part of the adoption, in memory only: a store another program
+  // wrote gets a new epoch (its old checksums lose their authority), one
+  // without checksums.lx the first (for the checksums its appends will
+  // have), and whatever the files need is left to `AdoptLocked`.
+  void PrepareAdoption(bool stale_journal);
+  // The checksums.lx readers use: null while a store that had none waits
+  // for its adoption (see `integrity_published_`).
+  const IntegrityFile* Integrity() const {
+    return integrity_published_.load(std::memory_order_acquire)
+               ? integrity_.get()
+               : nullptr;
+  }
+  // `Compact` under the writer lock; on failure `GiveBackStaged` removes
+  // what it copied past the frontier for a step that never started, so a
+  // failed compaction (a full disk) leaves the store no larger.
+  absl::Status CompactLocked();
+  // `Compact`'s checks of every table entry, then its plan, and the bytes
+  // the live records hold.
+  struct PlannedCompaction {
+    CompactionPlan plan;
+    uint64_t live_bytes = 0;
+  };
+  absl::StatusOr<PlannedCompaction> PlanLocked() const;
+  absl::StatusOr<CompactionEstimate> EstimateOf(
+      const PlannedCompaction& planned) const;
+  absl::Status GiveBackStaged();
   // Runs one maintenance step through the journal.
   absl::Status Journaled(const JournalRecord& record);
   absl::Status RequireWritable(absl::string_view operation) const;
@@ -415,8 +455,12 @@ class RecordEngine {
   const std::unique_ptr<Codec> codec_;
   // Contexts for `codec_`'s decodes, reused across gathers.
   mutable DecompressionContextPool decompression_contexts_;
-  // Null only for a read-only engine on a store without checksums.lx.
+  // Null for a read-only engine on a store without checksums.lx, and for a
+  // writable one until its adoption makes one. The writer (`writer_mu_`)
+  // reads it directly; readers through `Integrity()`, which sees it only
+  // once `integrity_published_` says it is set for good.
   std::unique_ptr<IntegrityFile> integrity_;
+  std::atomic<bool> integrity_published_{false};
   const bool raw_;  // The codec stores records verbatim.
   // The codec decodes damaged frames safely, so the gather's fast loop
   // decodes a record before it hashes it (`Codec::decodes_untrusted_input`).
@@ -449,6 +493,13 @@ class RecordEngine {
   // The header meta.zr holds (as this engine last wrote or found it).
   integrity_format::MetaBytes last_written_{};  // Guarded by `writer_mu_`.
   bool state_behind_ = false;                   // Guarded by `writer_mu_`.
+  // What `AdoptLocked` still has to do (all guarded by `writer_mu_`):
+  // anything at all, clear a journal another program's writes made stale,
+  // record store.zr's checksum, reserve the journal's space.
+  bool adoption_pending_ = false;
+  bool clear_stale_journal_ = false;
+  std::optional<std::string> pending_typed_header_;
+  bool journal_reserved_ = false;
   // Encoding buffers reused by every fixed-width append.
   std::vector<char> loc_bytes_;      // Guarded by `writer_mu_`.
   std::vector<char> entry_bytes_;    // Guarded by `writer_mu_`.

@@ -46,6 +46,7 @@ absl::StatusOr<uint64_t> RecordEngine::CommitFixedRaw(absl::string_view data,
                                                       uint64_t count,
                                                       uint64_t width) {
   std::lock_guard lock(writer_mu_);
+  LOADERX_RETURN_IF_ERROR(AdoptLocked());
   // Placement, as `Commit` does it record by record: at the frontier,
   // rolling over to a fresh chunk when a record would not fit (a record
   // never straddles chunks). Equal widths make it a few runs.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,36 @@ absl::StatusOr<uint64_t> RecordEngine::CopyRecord(const RecordLoc& from,
 absl::Status RecordEngine::Compact() {
   std::lock_guard lock(writer_mu_);
   LOADERX_RETURN_IF_ERROR(RequireWritable("compact"));
-  LOADERX_RETURN_IF_ERROR(SyncLocked());
+  LOADERX_RETURN_IF_ERROR(AdoptLocked());
+  const absl::Status compacted = CompactLocked();
+  if (!compacted.ok()) (void)GiveBackStaged();
+  return compacted;
+}
+
+absl::Status RecordEngine::GiveBackStaged() {
+  // A step whose record is durable is the next open's to finish, with the
+  // staged bytes its entries point at.
+  LOADERX_ASSIGN_OR_RETURN(
+      const std::optional<JournalRecord> pending,
+      Journal::Read(files_->vfs(), files_->directory()));
+  if (pending.has_value()) return absl::OkStatus();
+  // Nothing committed lies past the frontier: copies made for a step that
+  // never started, in the tail chunk or in chunks after it.
+  files_->mappings().Invalidate();
+  const uint64_t tail = header_.tail_chunk;
+  LOADERX_RETURN_IF_ERROR(files_->RemoveChunksFrom(tail + 1));
+  LOADERX_RETURN_IF_ERROR(files_->RemoveStrayChunksFrom(tail + 1));
+  LOADERX_ASSIGN_OR_RETURN(VfsFile * chunk, files_->Chunk(tail));
+  LOADERX_ASSIGN_OR_RETURN(const uint64_t size, chunk->Size());
+  if (size > header_.tail_offset) {
+    LOADERX_RETURN_IF_ERROR(chunk->Truncate(header_.tail_offset));
+    files_->MarkChunkWritten(tail);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<RecordEngine::PlannedCompaction> RecordEngine::PlanLocked()
+    const {
 
   // Everything the plan relies on is checked first: each entry against the
   // files and the frontier, then no two entries sharing a byte.
@@ -110,10 +140,30 @@ absl::Status RecordEngine::Compact() {
   limits.chunk_capacity = chunk_capacity_;
   limits.max_batch_bytes = batch_bytes_;
   limits.max_batch_records = batch_records_;
-  const CompactionPlan plan = PlanCompaction(
+  PlannedCompaction planned;
+  for (const PlacedRecord& record : records) {
+    planned.live_bytes += record.loc.phys_length;
+  }
+  planned.plan = PlanCompaction(
       records, {header_.tail_chunk, header_.tail_offset}, limits);
-  records.clear();
-  records.shrink_to_fit();
+  return planned;
+}
+
+
+absl::Status RecordEngine::CompactLocked() {
+  LOADERX_RETURN_IF_ERROR(SyncLocked());
+  LOADERX_ASSIGN_OR_RETURN(PlannedCompaction planned, PlanLocked());
+  LOADERX_ASSIGN_OR_RETURN(const CompactionEstimate estimate,
+                           EstimateOf(planned));
+  if (estimate.available_bytes.has_value() &&
+      *estimate.available_bytes < estimate.needed_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "compact ", files_->directory(), ": compaction needs ",
+        estimate.needed_bytes, " bytes, ", *estimate.available_bytes,
+        " available (it would give back ", estimate.reclaimed_bytes,
+        "); nothing was changed"));
+  }
+  const CompactionPlan plan = std::move(planned.plan);
 
   std::string buffer;
   for (const CompactionBatch& batch : plan.batches) {
@@ -155,6 +205,53 @@ absl::Status RecordEngine::Compact() {
   end.header.tail_chunk = plan.frontier.chunk;
   end.header.tail_offset = static_cast<uint32_t>(plan.frontier.offset);
   return Journaled(end);
+}
+
+absl::StatusOr<CompactionEstimate> RecordEngine::EstimateCompaction() const {
+  std::lock_guard lock(writer_mu_);
+  LOADERX_ASSIGN_OR_RETURN(const PlannedCompaction planned, PlanLocked());
+  return EstimateOf(planned);
+}
+
+absl::StatusOr<CompactionEstimate> RecordEngine::EstimateOf(
+    const PlannedCompaction& planned) const {
+  CompactionEstimate estimate;
+  estimate.batches = planned.plan.batches.size() + 1;  // And the end step.
+  const StorePosition frontier{header_.tail_chunk, header_.tail_offset};
+  uint64_t largest_batch = 0;
+  for (const CompactionBatch& batch : planned.plan.batches) {
+    estimate.moves += batch.moves.size();
+    largest_batch = std::max<uint64_t>(largest_batch, batch.moves.size());
+    // Copies past the frontier are new blocks; copies into the holes
+    // before it reuse blocks the store already has.
+    for (const CompactionMove& move : batch.moves) {
+      if (StartOf(move.to) >= frontier) {
+        estimate.needed_bytes += move.to.phys_length;
+      }
+    }
+  }
+  const uint64_t journal_bytes = JournalRecordBytes(largest_batch);
+  if (journal_bytes > kJournalReserveBytes) {
+    estimate.needed_bytes += journal_bytes - kJournalReserveBytes;
+  }
+  // The committed chunk bytes: every chunk before the tail whole (as far
+  // as it reaches), the tail to the frontier.
+  uint64_t committed = header_.tail_offset;
+  for (uint64_t chunk = 0; chunk < header_.tail_chunk; ++chunk) {
+    LOADERX_ASSIGN_OR_RETURN(VfsFile * file, files_->Chunk(chunk));
+    LOADERX_ASSIGN_OR_RETURN(const uint64_t size, file->Size());
+    committed += size;
+  }
+  estimate.reclaimed_bytes =
+      committed > planned.live_bytes ? committed - planned.live_bytes : 0;
+  absl::StatusOr<uint64_t> available =
+      files_->vfs().AvailableBytes(files_->directory());
+  if (available.ok()) {
+    estimate.available_bytes = *available;
+  } else if (!absl::IsUnimplemented(available.status())) {
+    return available.status();
+  }
+  return estimate;
 }
 
 }  // namespace loaderx

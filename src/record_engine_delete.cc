@@ -36,6 +36,7 @@ absl::Status RecordEngine::Delete(absl::Span<const uint64_t> indices) {
   std::sort(doomed.begin(), doomed.end(), std::greater<>());
   doomed.erase(std::unique(doomed.begin(), doomed.end()), doomed.end());
   if (doomed.empty()) return absl::OkStatus();
+  LOADERX_RETURN_IF_ERROR(AdoptLocked());
   // What the step builds on must be durable before it starts.
   LOADERX_RETURN_IF_ERROR(SyncLocked());
 

@@ -107,7 +107,7 @@ absl::Status RecordEngine::Gather(absl::Span<const uint64_t> indices,
   // store whose last maintenance step did not finish).
   const bool fast = overlay_.empty();
   if (resident_index_ && batch_view != nullptr && fast && raw_ && verify_ &&
-      integrity_ != nullptr && destinations.spans.empty() &&
+      Integrity() != nullptr && destinations.spans.empty() &&
       destinations.width <= kResidentMaxWidth) {
     batch_view = Reside(std::move(batch_view), length, destinations.width);
   }
@@ -313,7 +313,7 @@ absl::Status RecordEngine::GatherMapped(std::shared_ptr<const MappedView>& view,
   // `stored` lies in this view's regions: keep them while `view` may be
   // replaced below (extended to the record's checksum entry).
   const std::shared_ptr<const MappedView> stored_view = view;
-  if (verify_ && (integrity_ != nullptr || overlaid)) {
+  if (verify_ && (Integrity() != nullptr || overlaid)) {
     ChecksumEntry entry;
     const uint64_t entry_end =
         integrity_format::EntryOffset(index) + kEntryBytes;
@@ -374,13 +374,13 @@ absl::StatusOr<ChecksumEntry> RecordEngine::MappedChecksum(
       return it->second.checksum;
     }
   }
-  if (integrity_ == nullptr) return ChecksumEntry{};
+  if (Integrity() == nullptr) return ChecksumEntry{};
   const uint64_t entry_end = integrity_format::EntryOffset(index) + kEntryBytes;
   if (ABSL_PREDICT_FALSE(view->checksums().size() < entry_end &&
                          view->checksums_sought() < entry_end)) {
     LOADERX_ASSIGN_OR_RETURN(
         view, files_->mappings().Extend(MappedFileKind::kChecksums, 0,
-                                        integrity_->file(),
+                                        Integrity()->file(),
                                         integrity_format::EntryOffset(length)));
   }
   // Records appended by a program that does not keep checksums.lx have no
@@ -414,7 +414,7 @@ std::shared_ptr<const MappedView> RecordEngine::Reside(
   if (view->checksums().size() < checksums_end &&
       view->checksums_sought() < checksums_end) {
     absl::StatusOr<std::shared_ptr<const MappedView>> extended =
-        mappings.Extend(MappedFileKind::kChecksums, 0, integrity_->file(),
+        mappings.Extend(MappedFileKind::kChecksums, 0, Integrity()->file(),
                         integrity_format::EntryOffset(length));
     if (!extended.ok()) return view;
     view = *std::move(extended);
@@ -450,7 +450,7 @@ absl::Status RecordEngine::GatherOne(uint64_t index, const RecordLoc& loc,
   if (absl::IsOutOfRange(read)) return PastChunkEndError(chunk->path(), index);
   LOADERX_RETURN_IF_ERROR(read);
   const absl::string_view bytes(stored.data(), stored.size());
-  if (verify_ && (integrity_ != nullptr || !overlay_.empty())) {
+  if (verify_ && (Integrity() != nullptr || !overlay_.empty())) {
     LOADERX_ASSIGN_OR_RETURN(const ChecksumEntry entry, ReadChecksum(index));
     LOADERX_RETURN_IF_ERROR(CheckStored(index, loc, entry, bytes));
   }

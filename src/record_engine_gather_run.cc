@@ -317,7 +317,7 @@ size_t RecordEngine::GatherMappedRun(const MappedView& view,
     };
     return GatherInBlocks(at, end, take, check);
   };
-  const bool check = verify_ && integrity_ != nullptr;
+  const bool check = verify_ && Integrity() != nullptr;
   if (raw_ && check && destinations.spans.empty() &&
       view.resident_width() == destinations.width && i < end &&
       index_at[i] < view.resident_count()) {

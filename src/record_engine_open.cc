@@ -307,9 +307,7 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Open(
     }
   }
   LOADERX_RETURN_IF_ERROR(engine->Validate());
-  if (!read_only) {
-    LOADERX_RETURN_IF_ERROR(engine->Adopt(stale_journal));
-  }
+  if (!read_only) engine->PrepareAdoption(stale_journal);
   return engine;
 }
 
@@ -328,43 +326,19 @@ absl::Status RecordEngine::Validate() const {
   });
 }
 
-absl::Status RecordEngine::Adopt(bool clear_journal) {
+void RecordEngine::PrepareAdoption(bool stale_journal) {
   std::lock_guard lock(writer_mu_);
-  if (clear_journal) {
-    journal_ = std::make_unique<Journal>(files_->vfs(), files_->directory());
-    LOADERX_RETURN_IF_ERROR(journal_->Clear());
-  }
+  clear_stale_journal_ = stale_journal;
   if (integrity_ == nullptr || !integrity_->state().has_value()) {
     // A store written by a program that keeps no checksums (or whose
-    // checksums.lx lost both state slots): from now on this one's appends
-    // get checksums; the records already there stay unverified. The
-    // dictionary is taken as it is.
+    // checksums.lx lost both state slots): this handle's appends will get
+    // checksums of epoch 1, once `AdoptLocked` has made the file.
+    integrity_published_.store(false, std::memory_order_release);
     integrity_.reset();
-    files_->MarkAllWritten();
-    LOADERX_RETURN_IF_ERROR(SyncLocked());
-    StateSlot state;
-    state.epoch = 1;
-    state.meta = integrity_format::MetaBytesOf(header_);
-    state.meta_stamp = meta_stamp_;
-    const std::string dictionary_path =
-        files_->PathOf(store_format::kDictionaryFile);
-    LOADERX_ASSIGN_OR_RETURN(const bool has_dictionary,
-                             files_->vfs().Exists(dictionary_path));
-    if (has_dictionary) {
-      LOADERX_ASSIGN_OR_RETURN(
-          std::string dictionary,
-          ReadFileToString(files_->vfs(), dictionary_path));
-      state.dictionary_checksum = Checksum(dictionary);
-    }
-    LOADERX_ASSIGN_OR_RETURN(
-        integrity_,
-        IntegrityFile::Create(files_->vfs(), files_->directory(), state));
-    LOADERX_RETURN_IF_ERROR(
-        integrity_->WriteSeal({false, state.meta, state.meta, meta_stamp_}));
-    LOADERX_RETURN_IF_ERROR(integrity_->Sync());
     epoch_ = 1;
     trusted_ = true;
-    return absl::OkStatus();
+    adoption_pending_ = true;
+    return;
   }
   if (!trusted_) {
     // Another program wrote the store: the checksums made before can no
@@ -373,12 +347,74 @@ absl::Status RecordEngine::Adopt(bool clear_journal) {
     trusted_ = true;
     state_behind_ = true;
   }
-  if (!state_behind_) return absl::OkStatus();
-  // The durable state may only describe a synced store, and the last
-  // handle (or another program) may have left it unsynced.
-  files_->MarkAllWritten();
-  integrity_->MarkWritten();
-  return SyncLocked();
+  adoption_pending_ = stale_journal || state_behind_;
+}
+
+absl::Status RecordEngine::AdoptLocked() {
+  if (adoption_pending_) {
+    if (clear_stale_journal_) {
+      journal_ = std::make_unique<Journal>(files_->vfs(), files_->directory());
+      LOADERX_RETURN_IF_ERROR(journal_->Clear());
+      clear_stale_journal_ = false;
+    }
+    if (integrity_ == nullptr) {
+      // The records already there stay unverified; the dictionary is taken
+      // as it is. The durable state may only describe a synced store.
+      files_->MarkAllWritten();
+      LOADERX_RETURN_IF_ERROR(files_->SyncWritten(nullptr));
+      StateSlot state;
+      state.epoch = epoch_;
+      state.meta = integrity_format::MetaBytesOf(header_);
+      state.meta_stamp = meta_stamp_;
+      if (pending_typed_header_.has_value()) {
+        state.typed_header_checksum = Checksum(*pending_typed_header_);
+      }
+      const std::string dictionary_path =
+          files_->PathOf(store_format::kDictionaryFile);
+      LOADERX_ASSIGN_OR_RETURN(const bool has_dictionary,
+                               files_->vfs().Exists(dictionary_path));
+      if (has_dictionary) {
+        LOADERX_ASSIGN_OR_RETURN(
+            std::string dictionary,
+            ReadFileToString(files_->vfs(), dictionary_path));
+        state.dictionary_checksum = Checksum(dictionary);
+      }
+      LOADERX_ASSIGN_OR_RETURN(
+          std::unique_ptr<IntegrityFile> integrity,
+          IntegrityFile::Create(files_->vfs(), files_->directory(), state));
+      LOADERX_RETURN_IF_ERROR(
+          integrity->WriteSeal({false, state.meta, state.meta, meta_stamp_}));
+      LOADERX_RETURN_IF_ERROR(integrity->Sync());
+      integrity_ = std::move(integrity);
+      integrity_published_.store(true, std::memory_order_release);
+      pending_typed_header_.reset();
+      state_behind_ = false;
+    }
+    if (pending_typed_header_.has_value()) {
+      StateSlot state = *integrity_->state();
+      state.typed_header_checksum = Checksum(*pending_typed_header_);
+      LOADERX_RETURN_IF_ERROR(integrity_->WriteState(std::move(state)));
+      pending_typed_header_.reset();
+    }
+    if (state_behind_) {
+      // The last handle (or another program) may have left the store
+      // unsynced.
+      files_->MarkAllWritten();
+      integrity_->MarkWritten();
+      LOADERX_RETURN_IF_ERROR(SyncLocked());
+    }
+    adoption_pending_ = false;
+  }
+  if (!journal_reserved_) {
+    // Best effort: a full disk refuses it, and the mutation goes on (a
+    // delete then needs the space its journal record takes).
+    journal_reserved_ = true;
+    if (journal_ == nullptr) {
+      journal_ = std::make_unique<Journal>(files_->vfs(), files_->directory());
+    }
+    (void)journal_->Reserve();
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace loaderx

@@ -61,8 +61,9 @@ absl::StatusOr<ChecksumEntry> RecordEngine::ReadChecksum(uint64_t index) const {
       return it->second.checksum;
     }
   }
-  if (integrity_ == nullptr) return ChecksumEntry{};
-  return integrity_->ReadEntry(index);
+  const IntegrityFile* integrity = Integrity();
+  if (integrity == nullptr) return ChecksumEntry{};
+  return integrity->ReadEntry(index);
 }
 
 RecordEngine::Check RecordEngine::Classify(const ChecksumEntry& entry,
@@ -328,9 +329,10 @@ absl::StatusOr<VerifyReport> RecordEngine::Verify(
       }
     }
   }
+  const IntegrityFile* integrity = Integrity();
   report.metadata_verified =
-      integrity_ != nullptr && integrity_->state().has_value() &&
-      (integrity_->state()->dictionary_checksum.has_value() ||
+      integrity != nullptr && integrity->state().has_value() &&
+      (integrity->state()->dictionary_checksum.has_value() ||
        !codec_->uses_dictionary());
   return report;
 }

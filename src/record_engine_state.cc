@@ -44,6 +44,9 @@ absl::Status RecordEngine::WriteHeader(const PhysicalHeader& header) {
 
 absl::Status RecordEngine::Sync() {
   std::lock_guard lock(writer_mu_);
+  // Nothing was written through this handle yet: nothing to make durable
+  // (and nothing is written for it; see `AdoptLocked`).
+  if (adoption_pending_) return absl::OkStatus();
   return SyncLocked();
 }
 
@@ -68,6 +71,7 @@ absl::Status RecordEngine::WriteDurableState() {
 absl::Status RecordEngine::RecordTypedHeader(absl::string_view bytes) {
   std::lock_guard lock(writer_mu_);
   LOADERX_RETURN_IF_ERROR(RequireWritable("record store.zr's checksum"));
+  LOADERX_RETURN_IF_ERROR(AdoptLocked());
   if (integrity_ == nullptr || !integrity_->state()) return absl::OkStatus();
   integrity_format::StateSlot state = *integrity_->state();
   state.typed_header_checksum = Checksum(bytes);
@@ -75,11 +79,16 @@ absl::Status RecordEngine::RecordTypedHeader(absl::string_view bytes) {
 }
 
 absl::StatusOr<bool> RecordEngine::CheckTypedHeader(absl::string_view bytes) {
-  if (integrity_ == nullptr || !integrity_->state()) return false;
-  const std::optional<uint64_t>& expected =
-      integrity_->state()->typed_header_checksum;
+  std::unique_lock lock(writer_mu_);
+  const bool has_state = integrity_ != nullptr && integrity_->state();
+  const std::optional<uint64_t> expected =
+      has_state ? integrity_->state()->typed_header_checksum : std::nullopt;
   if (!expected.has_value()) {
-    if (!read_only_) LOADERX_RETURN_IF_ERROR(RecordTypedHeader(bytes));
+    // Recorded by the first mutation, not here: an open writes nothing.
+    if (!read_only_) {
+      pending_typed_header_ = std::string(bytes);
+      adoption_pending_ = true;
+    }
     return false;
   }
   if (Checksum(bytes) != *expected) {

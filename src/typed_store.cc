@@ -539,6 +539,11 @@ absl::Status TypedStore::Compact() {
   return engine_->Compact();
 }
 
+absl::StatusOr<CompactionEstimate> TypedStore::EstimateCompaction() const {
+  const StoreAccessLock::Exclusive access(*access_);
+  return engine_->EstimateCompaction();
+}
+
 absl::StatusOr<StoreStats> TypedStore::Stats() const {
   const StoreAccessLock::Shared access(*access_);
   LOADERX_ASSIGN_OR_RETURN(StoreStats stats, engine_->Stats());

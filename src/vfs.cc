@@ -34,6 +34,17 @@ absl::StatusOr<uint64_t> VfsFile::ModificationStamp() const {
       "stamp ", path(), ": this filesystem keeps no modification times"));
 }
 
+absl::Status VfsFile::Allocate(uint64_t bytes) {
+  LOADERX_ASSIGN_OR_RETURN(const uint64_t size, Size());
+  if (size >= bytes) return absl::OkStatus();
+  return Truncate(bytes);
+}
+
+absl::StatusOr<uint64_t> Vfs::AvailableBytes(absl::string_view path) {
+  return absl::UnimplementedError(absl::StrCat(
+      "free space of ", path, ": this filesystem does not report it"));
+}
+
 absl::Status BusyError(absl::string_view path) {
   absl::Status status = absl::UnavailableError(
       absl::StrCat("busy: ", path, " is locked by another handle or process"));

@@ -11,6 +11,7 @@
 // filesystem does and fails every set of them instead.
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -452,6 +453,104 @@ TEST_P(CrashMatrixTest, OverlappedSyncsLeaveTheStoreBeforeOrAfter) {
       "cuts x 2 modes\n",
       Codec().c_str(), scenario.name.c_str(), targets.size(), sets.size(),
       static_cast<long>(calls + 1));
+}
+
+// A full disk at every point an operation uses space (each write past a
+// file's end, extending truncation or allocation, new file: the fault
+// VFS's `kUseSpace` calls, enumerated by count), with ENOSPC's and
+// EDQUOT's errors: from that call on the disk stays full. The operation
+// fails cleanly (ResourceExhausted) or succeeds; while the disk is still
+// full the store opens read-only and writable with the records before or
+// after the operation, and deletes; once space returns it takes appends
+// and holds exactly what the model says.
+TEST_P(CrashMatrixTest, AFullDiskAtEveryWriteLosesNothing) {
+  const Scenario scenario = Find();
+  // The space-using calls the operation makes, uninterrupted.
+  int64_t uses = 0;
+  {
+    auto memory = CreateVfs("memory");
+    ASSERT_OK(memory.status());
+    FaultVfs vfs(memory->get());
+    ASSERT_OK(vfs.CreateDirectory("/d"));
+    Model before;
+    ASSERT_OK(scenario.setup(vfs, before));
+    const int64_t start = vfs.CallCount(VfsOp::kUseSpace);
+    ASSERT_OK(scenario.operation(vfs));
+    uses = vfs.CallCount(VfsOp::kUseSpace) - start;
+  }
+  int64_t cases = 0;
+  for (int64_t k = 1; k <= uses; ++k) {
+    for (int error_number : {ENOSPC, EDQUOT}) {
+      SCOPED_TRACE(absl::StrCat(scenario.name, ", disk full from space use ",
+                                k, " of ", uses, ", errno ", error_number));
+      ++cases;
+      auto memory = CreateVfs("memory");
+      ASSERT_OK(memory.status());
+      FaultVfs vfs(memory->get());
+      ASSERT_OK(vfs.CreateDirectory("/d"));
+      Model before;
+      ASSERT_OK(scenario.setup(vfs, before));
+      vfs.FailOnCall(VfsOp::kUseSpace, k,
+                     absl::ErrnoToStatus(error_number, "disk full"),
+                     /*sticky=*/true);
+      const absl::Status status = scenario.operation(vfs);
+      EXPECT_TRUE(status.ok() || absl::IsResourceExhausted(status)) << status;
+      const std::vector<Model> outcomes = scenario.outcomes(before);
+
+      RecordEngineOptions read_only = Options(Codec());
+      read_only.read_only = true;
+      absl::StatusOr<std::unique_ptr<RecordEngine>> reader =
+          RecordEngine::Open(vfs, kStore, read_only);
+      if (outcomes.empty() && !reader.ok()) {
+        // A creation the full disk stopped: no store, or one that says so.
+        EXPECT_TRUE(absl::IsNotFound(reader.status()) ||
+                    absl::IsDataLoss(reader.status()))
+            << reader.status();
+        continue;
+      }
+      ASSERT_OK(reader.status());
+      ASSERT_OK_AND_ASSIGN(const Model seen, ReadAll(**reader));
+      if (outcomes.empty()) {
+        EXPECT_TRUE(seen.empty());
+      } else {
+        EXPECT_TRUE(std::find(outcomes.begin(), outcomes.end(), seen) !=
+                    outcomes.end())
+            << "found ids " << absl::StrJoin(seen, ",");
+      }
+      reader->reset();
+      Model model = seen;
+      {
+        // Still full: a writable open, its reads and a delete need no space.
+        ASSERT_OK_AND_ASSIGN(auto writer,
+                             RecordEngine::Open(vfs, kStore, Options(Codec())));
+        ASSERT_OK_AND_ASSIGN(const Model recovered, ReadAll(*writer));
+        EXPECT_EQ(recovered, seen);
+        if (!model.empty()) {
+          ASSERT_OK(writer->Delete({0}));
+          DeleteFromModel(model, {0});
+        }
+      }
+      vfs.ClearFaults();  // Space returns.
+      {
+        ASSERT_OK_AND_ASSIGN(auto writer,
+                             RecordEngine::Open(vfs, kStore, Options(Codec())));
+        ASSERT_OK(Append(*writer, model, 500, 2));
+        ASSERT_OK(writer->Compact());
+      }
+      ASSERT_OK_AND_ASSIGN(auto again,
+                           RecordEngine::Open(vfs, kStore, Options(Codec())));
+      ASSERT_OK_AND_ASSIGN(const Model final_ids, ReadAll(*again));
+      EXPECT_EQ(final_ids, model);
+      ASSERT_OK_AND_ASSIGN(const VerifyReport report, again->Verify());
+      EXPECT_TRUE(report.damaged.empty())
+          << absl::StrJoin(report.problems, "; ");
+      if (HasFatalFailure()) return;
+    }
+  }
+  std::printf("full disk (%s, %s): %ld space uses x ENOSPC, EDQUOT = %ld "
+              "cases\n",
+              Codec().c_str(), scenario.name.c_str(), static_cast<long>(uses),
+              static_cast<long>(cases));
 }
 
 }  // namespace

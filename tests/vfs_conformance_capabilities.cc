@@ -194,5 +194,33 @@ TEST_P(VfsConformanceTest, SyncsOfDifferentFilesMayRunAtOnce) {
   }
 }
 
+TEST_P(VfsConformanceTest, AvailableBytesIsANumberOrUnimplemented) {
+  ASSERT_OK(WriteStringToFile(*vfs_, Path("space"), "x"));
+  absl::StatusOr<uint64_t> available = vfs_->AvailableBytes(root_);
+  if (absl::IsUnimplemented(available.status())) {
+    GTEST_SKIP() << available.status();
+  }
+  ASSERT_OK(available.status());
+  // A second look, after nothing much changed, is a number too.
+  ASSERT_OK_AND_ASSIGN(const uint64_t again, vfs_->AvailableBytes(root_));
+  (void)again;
+}
+
+TEST_P(VfsConformanceTest, AllocateExtendsWithZerosAndNeverShrinks) {
+  ASSERT_OK_AND_ASSIGN(auto file, vfs_->Open(Path("allocated"),
+                                             OpenMode::kCreate));
+  ASSERT_OK(file->WriteAt(0, "abc"));
+  ASSERT_OK(file->Allocate(4096));
+  ASSERT_OK_AND_ASSIGN(uint64_t size, file->Size());
+  EXPECT_EQ(size, 4096u);
+  std::string bytes(4096, 'x');
+  ASSERT_OK(file->ReadAt(0, absl::MakeSpan(bytes)));
+  EXPECT_EQ(bytes.substr(0, 3), "abc");
+  EXPECT_EQ(bytes.substr(3), std::string(4093, '\0'));
+  ASSERT_OK(file->Allocate(10));
+  ASSERT_OK_AND_ASSIGN(size, file->Size());
+  EXPECT_EQ(size, 4096u);
+}
+
 }  // namespace
 }  // namespace loaderx

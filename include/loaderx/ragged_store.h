@@ -91,6 +91,10 @@ class RaggedStore {
   // are deleted once).
   absl::Status Delete(absl::Span<const uint64_t> indices);
   absl::Status Compact();
+  // See `TypedStore::EstimateCompaction`.
+  absl::StatusOr<CompactionEstimate> EstimateCompaction() const {
+    return store_->EstimateCompaction();
+  }
   // As the reference: `records` counts logical records, the byte counts
   // include the shape records.
   absl::StatusOr<StoreStats> Stats() const;

@@ -66,6 +66,24 @@ struct VerifyReport {
   bool ok() const { return damaged.empty(); }
 };
 
+// What a compaction would do, and the space it needs (`EstimateCompaction`,
+// `loaderx compact --dry-run`), measured from the record table before
+// anything is moved.
+struct CompactionEstimate {
+  uint64_t moves = 0;    // Records that would move (a staged one twice).
+  uint64_t batches = 0;  // Journaled steps, each one commit.
+  // Chunk bytes no live record uses: what compaction gives back.
+  uint64_t reclaimed_bytes = 0;
+  // New bytes it writes before it gives any back: records staged past the
+  // frontier (where the holes before them are too small), and journal
+  // records larger than the journal's reserve.
+  uint64_t needed_bytes = 0;
+  // The filesystem's free space now, if the VFS can tell
+  // (`Vfs::AvailableBytes`). `Compact` refuses with ResourceExhausted when
+  // it is known and smaller than `needed_bytes`.
+  std::optional<uint64_t> available_bytes;
+};
+
 // How far a `Verify` has got: called with the records examined so far and
 // the records it examines in all (`done` grows to `total`; the last call
 // has them equal). Calls come from the threads doing the work, never two

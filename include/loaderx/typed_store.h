@@ -151,8 +151,14 @@ class TypedStore {
   // Deletes records by moving the last ones into their places (duplicates
   // are deleted once; a shaped record's payload and shape move together).
   absl::Status Delete(absl::Span<const uint64_t> indices);
-  // Reclaims the bytes deleted records left behind (offline).
+  // Reclaims the bytes deleted records left behind (offline). Refuses with
+  // ResourceExhausted, changing nothing, when the filesystem says it has
+  // less free space than the compaction needs (`EstimateCompaction`); a
+  // compaction the disk fills up under gives back what it staged.
   absl::Status Compact();
+  // What `Compact` would do and the space it needs and has (moves count a
+  // shaped store's shape records too). Offline, like `Compact`.
+  absl::StatusOr<CompactionEstimate> EstimateCompaction() const;
   // As the reference: `records` counts records, the byte counts include a
   // shaped store's shape records.
   absl::StatusOr<StoreStats> Stats() const;

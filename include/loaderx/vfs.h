@@ -30,9 +30,10 @@
 //                       a handle that already holds one
 //   Unimplemented       an optional capability this VFS does not have
 //                       (`MapReadOnly`, `TryLockShared`,
-//                       `ModificationStamp`)
+//                       `ModificationStamp`, `AvailableBytes`)
 //   PermissionDenied    the OS refused access
-//   ResourceExhausted   the device is full
+//   ResourceExhausted   the device is full (ENOSPC) or the user's quota
+//                       is used up (EDQUOT)
 //   DataLoss, Internal, Unknown
 //                       the device or the OS failed otherwise
 // clang-format on
@@ -119,6 +120,13 @@ class VfsFile {
 
   // Sets the size to `size`, dropping bytes past it or zero-extending.
   ABSL_MUST_USE_RESULT virtual absl::Status Truncate(uint64_t size) = 0;
+
+  // Makes the file at least `bytes` long with its blocks allocated, so
+  // that later writes inside them need no free space (`posix_fallocate`):
+  // ResourceExhausted if the device cannot hold them. Never shrinks the
+  // file; the new bytes read as zeros. The default extends the size with
+  // `Truncate`, which on a sparse filesystem reserves nothing.
+  ABSL_MUST_USE_RESULT virtual absl::Status Allocate(uint64_t bytes);
 
   // Makes every completed write durable: `SyncData` covers the contents and
   // the size (`fdatasync`), `Sync` additionally the rest of the metadata
@@ -208,6 +216,12 @@ class Vfs {
   // durable (`fsync` on the directory).
   ABSL_MUST_USE_RESULT virtual absl::Status SyncDirectory(
       absl::string_view path) = 0;
+
+  // The bytes an unprivileged writer may still put on the filesystem that
+  // holds `path` (`statvfs`'s `f_bavail`; under a quota, the OS may refuse
+  // sooner). An estimate: others write too. A VFS that cannot tell returns
+  // Unimplemented (the default), and callers then assume there is room.
+  virtual absl::StatusOr<uint64_t> AvailableBytes(absl::string_view path);
 
   // Whether the engine should issue syncs of different files and
   // directories from several threads at once when their order does not

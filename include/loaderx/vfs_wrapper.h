@@ -54,6 +54,9 @@ class VfsWrapper : public Vfs {
   absl::Status SyncDirectory(absl::string_view path) override {
     return target_->SyncDirectory(path);
   }
+  absl::StatusOr<uint64_t> AvailableBytes(absl::string_view path) override {
+    return target_->AvailableBytes(path);
+  }
   bool ConcurrentSyncs() const override { return target_->ConcurrentSyncs(); }
 
  private:

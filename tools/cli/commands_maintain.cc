@@ -19,8 +19,50 @@
 namespace loaderx::cli {
 namespace {
 
+// `compact --dry-run`: what a compaction would do and the space it needs,
+// from a read-only open; nothing is written.
+absl::Status RunCompactDryRun(const ParsedArguments& arguments,
+                              CommandContext& context) {
+  const std::string& path = arguments.positionals[0];
+  absl::StatusOr<OpenedStore> opened = OpenStore(path, /*read_only=*/true);
+  if (!opened.ok()) return opened.status();
+  absl::StatusOr<CompactionEstimate> estimate =
+      opened->store->EstimateCompaction();
+  if (!estimate.ok()) return estimate.status();
+  const bool fits = !estimate->available_bytes.has_value() ||
+                    *estimate->available_bytes >= estimate->needed_bytes;
+  Json report = Json::MakeObject();
+  report.Set("path", path);
+  report.Set("moves", estimate->moves);
+  report.Set("batches", estimate->batches);
+  report.Set("reclaimed_bytes", estimate->reclaimed_bytes);
+  report.Set("needed_bytes", estimate->needed_bytes);
+  report.Set("available_bytes", estimate->available_bytes.has_value()
+                                    ? Json(*estimate->available_bytes)
+                                    : Json());
+  report.Set("fits", fits);
+  if (arguments.Has("--json")) {
+    PrintJson(context, report);
+  } else {
+    context.out << "compaction of " << path << " would move "
+                << estimate->moves << " records in " << estimate->batches
+                << " steps, give back " << estimate->reclaimed_bytes
+                << " bytes, and needs " << estimate->needed_bytes
+                << " bytes of free space (";
+    if (estimate->available_bytes.has_value()) {
+      context.out << *estimate->available_bytes << " available";
+    } else {
+      context.out << "the filesystem does not say how much is free";
+    }
+    context.out << ")" << (fits ? "" : ": not enough, it would refuse")
+                << "\n";
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RunCompact(const ParsedArguments& arguments,
                         CommandContext& context) {
+  if (arguments.Has("--dry-run")) return RunCompactDryRun(arguments, context);
   const std::string& path = arguments.positionals[0];
   absl::StatusOr<OpenedStore> opened = OpenStore(path, /*read_only=*/false);
   if (!opened.ok()) return opened.status();
@@ -122,8 +164,15 @@ std::vector<Command> MaintainCommands() {
         "Reclaim the bytes that deleted records left behind, in place.",
         "Compaction is journaled by the engine: interrupted or crashed, it "
         "resumes or rolls back on the next open, and no committed record is "
-        "lost. It needs the store to itself (no other process may hold it).\n",
-        {JsonOption()},
+        "lost. It needs the store to itself (no other process may hold it).\n"
+        "\nRecords that cannot move into the holes before them are staged "
+        "past the end first, which needs free space: when the filesystem "
+        "says there is less than that, compact refuses and changes nothing; "
+        "--dry-run prints what it would move, give back and need.\n",
+        {JsonOption(),
+         {"--dry-run", "",
+          "print the records it would move, the bytes it would give back and "
+          "the free space it needs, and change nothing"}},
         1,
         1},
        RunCompact});

@@ -1,6 +1,7 @@
 #include "vfs/fault/fault_vfs.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <memory>
 #include <optional>
 #include <random>
@@ -78,8 +79,12 @@ absl::string_view VfsOpName(VfsOp op) {
       return "MapReadOnly";
     case VfsOp::kModificationStamp:
       return "ModificationStamp";
+    case VfsOp::kAllocate:
+      return "Allocate";
     case VfsOp::kOpenWritable:
       return "Open (writable)";
+    case VfsOp::kUseSpace:
+      return "UseSpace";
   }
   return "unknown";
 }
@@ -102,15 +107,20 @@ class FaultVfsFile final : public VfsFile {
   }
 
   absl::Status WriteAt(uint64_t offset, absl::string_view data) override {
+    LOADERX_RETURN_IF_ERROR(UseSpaceUpTo(offset + data.size()));
     absl::Status status = Forward(
         VfsOp::kWriteAt, [&](VfsFile& f) { return f.WriteAt(offset, data); },
         /*mutating=*/true);
     if (status.ok()) Written(offset, data.size());
+    NoteSize();
     return status;
   }
 
   absl::Status WriteVectorAt(
       uint64_t offset, absl::Span<const absl::string_view> pieces) override {
+    uint64_t bytes = 0;
+    for (absl::string_view piece : pieces) bytes += piece.size();
+    LOADERX_RETURN_IF_ERROR(UseSpaceUpTo(offset + bytes));
     absl::Status status = Forward(
         VfsOp::kWriteVectorAt,
         [&](VfsFile& f) { return f.WriteVectorAt(offset, pieces); },
@@ -120,6 +130,7 @@ class FaultVfsFile final : public VfsFile {
       for (absl::string_view piece : pieces) total += piece.size();
       Written(offset, total);
     }
+    NoteSize();
     return status;
   }
 
@@ -128,10 +139,26 @@ class FaultVfsFile final : public VfsFile {
   }
 
   absl::Status Truncate(uint64_t size) override {
+    LOADERX_RETURN_IF_ERROR(UseSpaceUpTo(size));
     absl::Status status = Forward(
         VfsOp::kTruncate, [&](VfsFile& f) { return f.Truncate(size); },
         /*mutating=*/true);
     if (status.ok()) vfs_->ForgetRevertedStamp(path_);
+    NoteSize();
+    return status;
+  }
+
+  absl::Status Allocate(uint64_t bytes) override {
+    LOADERX_RETURN_IF_ERROR(UseSpaceUpTo(bytes));
+    absl::StatusOr<uint64_t> before = CurrentSize();
+    absl::Status status = Forward(
+        VfsOp::kAllocate, [&](VfsFile& f) { return f.Allocate(bytes); },
+        /*mutating=*/true);
+    // Extending is a write of zeros, for the crash model too.
+    if (status.ok() && before.ok() && bytes > *before) {
+      Written(*before, bytes - *before);
+    }
+    NoteSize();
     return status;
   }
 
@@ -166,6 +193,27 @@ class FaultVfsFile final : public VfsFile {
   }
 
  private:
+  // The wrapped file's size, uncounted.
+  absl::StatusOr<uint64_t> CurrentSize() const {
+    return Forward(
+        VfsOp::kSize, [](VfsFile& f) { return f.Size(); },
+        /*mutating=*/false, /*counted=*/false);
+  }
+
+  // Whether the file may grow to `end` bytes (see `MaybeRefuseSpace`).
+  absl::Status UseSpaceUpTo(uint64_t end) {
+    absl::StatusOr<uint64_t> size = CurrentSize();
+    if (!size.ok() || end <= *size) return absl::OkStatus();
+    return vfs_->MaybeRefuseSpace(path_, end - *size);
+  }
+
+  // Tells the VFS the file's size after a call that may have changed it.
+  void NoteSize() {
+    if (absl::StatusOr<uint64_t> size = CurrentSize(); size.ok()) {
+      vfs_->RecordSize(path_, *size);
+    }
+  }
+
   // A successful write of `size` bytes at `offset`.
   void Written(uint64_t offset, uint64_t size) {
     if (durability_) vfs_->RecordWrite(*durability_, offset, size);
@@ -237,6 +285,53 @@ void FaultVfs::FailOnCall(VfsOp op, int64_t nth, absl::Status error,
 void FaultVfs::ClearFaults() {
   std::lock_guard lock(mu_);
   rules_.clear();
+}
+
+void FaultVfs::set_capacity(int64_t bytes, int error_number) {
+  std::lock_guard lock(mu_);
+  capacity_ = bytes < 0 ? -1 : bytes;
+  capacity_error_ = error_number;
+}
+
+uint64_t FaultVfs::UsedBytes() const {
+  std::lock_guard lock(mu_);
+  uint64_t used = 0;
+  for (const auto& [path, size] : sizes_) used += size;
+  return used;
+}
+
+absl::StatusOr<uint64_t> FaultVfs::AvailableBytes(absl::string_view path) {
+  {
+    std::lock_guard lock(mu_);
+    if (capacity_ >= 0) {
+      uint64_t used = 0;
+      for (const auto& [file, size] : sizes_) used += size;
+      const uint64_t capacity = static_cast<uint64_t>(capacity_);
+      return capacity > used ? capacity - used : 0;
+    }
+  }
+  return target().AvailableBytes(path);
+}
+
+absl::Status FaultVfs::MaybeRefuseSpace(absl::string_view path,
+                                        uint64_t growth, bool creating) {
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kUseSpace, path));
+  std::lock_guard lock(mu_);
+  if (capacity_ < 0) return absl::OkStatus();
+  uint64_t used = 0;
+  for (const auto& [file, size] : sizes_) used += size;
+  const uint64_t capacity = static_cast<uint64_t>(capacity_);
+  const bool full = creating ? used >= capacity : used + growth > capacity;
+  if (!full) return absl::OkStatus();
+  return absl::ErrnoToStatus(
+      capacity_error_,
+      absl::StrCat("simulated full disk (", used, " of ", capacity,
+                   " bytes used, ", growth, " more asked for): ", path));
+}
+
+void FaultVfs::RecordSize(const std::string& path, uint64_t size) {
+  std::lock_guard lock(mu_);
+  sizes_[path] = size;
 }
 
 void FaultVfs::set_mapping(bool enabled) {
@@ -362,14 +457,20 @@ absl::StatusOr<std::unique_ptr<VfsFile>> FaultVfs::Open(absl::string_view path,
   if (mode != OpenMode::kReadOnly) {
     LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kOpenWritable, path));
   }
-  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kOpen, path, creating));
-  bool created = mode == OpenMode::kCreateExclusive;
-  if (mode == OpenMode::kCreate) {
+  // A full disk refuses a new file before the open is counted.
+  bool created = false;
+  if (creating) {
     LOADERX_ASSIGN_OR_RETURN(const bool exists, target().Exists(path));
     created = !exists;
+    if (created) LOADERX_RETURN_IF_ERROR(MaybeRefuseSpace(path, 0, true));
   }
+  if (mode == OpenMode::kCreateExclusive) created = true;
+  LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kOpen, path, creating));
   auto handle = std::make_shared<Handle>();
   LOADERX_ASSIGN_OR_RETURN(handle->base, target().Open(path, mode));
+  if (absl::StatusOr<uint64_t> size = handle->base->Size(); size.ok()) {
+    RecordSize(std::string(path), *size);
+  }
   std::optional<uint64_t> stamp;
   if (absl::StatusOr<uint64_t> now = handle->base->ModificationStamp();
       now.ok()) {
@@ -395,6 +496,7 @@ absl::Status FaultVfs::Remove(absl::string_view path) {
   LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kRemove, path, true));
   LOADERX_RETURN_IF_ERROR(target().Remove(path));
   std::lock_guard lock(mu_);
+  sizes_.erase(std::string(path));
   tracked_.erase(std::string(path));
   reverted_stamps_.erase(std::string(path));
   return absl::OkStatus();
@@ -406,6 +508,13 @@ absl::Status FaultVfs::Rename(absl::string_view from, absl::string_view to) {
   std::lock_guard lock(mu_);
   reverted_stamps_.erase(std::string(from));
   reverted_stamps_.erase(std::string(to));
+  if (auto size = sizes_.find(std::string(from)); size != sizes_.end()) {
+    const uint64_t bytes = size->second;
+    sizes_.erase(size);
+    sizes_[std::string(to)] = bytes;
+  } else {
+    sizes_.erase(std::string(to));
+  }
   auto it = tracked_.find(std::string(from));
   if (it == tracked_.end()) {
     tracked_.erase(std::string(to));
@@ -474,6 +583,8 @@ absl::Status FaultVfs::SimulateCrash(CrashMode mode, uint64_t seed) {
     if (!durability->entry_durable) {
       absl::Status removed = target().Remove(path);
       if (!removed.ok() && !absl::IsNotFound(removed)) return removed;
+      std::lock_guard lock(mu_);
+      sizes_.erase(path);
       continue;
     }
     std::string contents = durability->durable.value_or("");
@@ -488,6 +599,7 @@ absl::Status FaultVfs::SimulateCrash(CrashMode mode, uint64_t seed) {
     }
     LOADERX_RETURN_IF_ERROR(WriteStringToFile(target(), path, contents));
     std::lock_guard lock(mu_);
+    sizes_[path] = contents.size();
     if (durability->synced_stamp.has_value()) {
       reverted_stamps_[path] = *durability->synced_stamp;
     } else {

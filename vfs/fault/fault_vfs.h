@@ -49,6 +49,17 @@
 //    so by default the engine's syncs arrive one at a time in a repeatable
 //    order and a power cut at call n is the same cut every run.
 //
+// 7. A full disk: `set_capacity(bytes, errno)` caps the bytes the files
+//    opened through this VFS may hold; a call that would grow them past it
+//    (a write or vectored write past a file's end, a `Truncate` or
+//    `Allocate` that extends, a creating open of a new file while nothing
+//    is left) fails with ResourceExhausted carrying ENOSPC's or EDQUOT's
+//    text, before it reaches the wrapped VFS, as the OS refuses such a
+//    write; writes inside a file's existing bytes still work. The
+//    `kUseSpace` rule op counts exactly those calls, so a test can make the
+//    disk fill up at each one in turn. `AvailableBytes` reports what is
+//    left (or forwards when no capacity is set).
+//
 // With no rule set and no crash simulated it forwards every call unchanged
 // (the conformance suite runs it that way). Thread-safe, like the wrapped VFS.
 // Registered as "fault", wrapping a new "memory" VFS.
@@ -93,9 +104,13 @@ enum class VfsOp {
   kTryLockShared,
   kMapReadOnly,
   kModificationStamp,
+  kAllocate,
   // Counted (and failed) in addition to `kOpen` for opens in a mode that
   // can write (`kReadWrite`, `kCreate`, `kCreateExclusive`).
   kOpenWritable,
+  // Counted (and failed) in addition to the call itself for every call that
+  // would grow the bytes stored (see 7. above): any space use.
+  kUseSpace,
 };
 
 absl::string_view VfsOpName(VfsOp op);
@@ -127,6 +142,15 @@ class FaultVfs final : public Vfs {
 
   // Removes every injection rule.
   void ClearFaults();
+
+  // Caps the bytes stored in the files this VFS opened at `bytes` (see 7.
+  // above); a call that would pass it fails with ResourceExhausted and the
+  // text of `error_number` (ENOSPC: a full device, EDQUOT: a used-up
+  // quota). Negative: no cap (the default). `ClearFaults` keeps it.
+  void set_capacity(int64_t bytes, int error_number);
+  // The bytes the files this VFS opened hold now (their sizes, summed).
+  uint64_t UsedBytes() const;
+  absl::StatusOr<uint64_t> AvailableBytes(absl::string_view path) override;
 
   // Whether `MapReadOnly` is forwarded (true) or declined with
   // Unimplemented (false, the default).
@@ -179,6 +203,13 @@ class FaultVfs final : public Vfs {
   struct Durability;
   struct Handle;
 
+  // Whether a call on `path` growing the stored bytes by `growth` (a new
+  // file: `creating`) may go ahead: the `kUseSpace` rules and the capacity.
+  absl::Status MaybeRefuseSpace(absl::string_view path, uint64_t growth,
+                                bool creating = false);
+  // Records that the file at `path` now holds `size` bytes.
+  void RecordSize(const std::string& path, uint64_t size);
+
   // Counts a call of `op` and returns the injected error if a rule fires or
   // the power is cut; a `mutating` call that passes counts towards the cut.
   absl::Status MaybeFail(VfsOp op, absl::string_view path,
@@ -221,6 +252,9 @@ class FaultVfs final : public Vfs {
   int64_t power_cut_at_ = -1;           // Guarded by `mu_`; -1: none.
   std::function<void()> on_power_cut_;  // Guarded by `mu_`.
   std::map<std::string, uint64_t> reverted_stamps_;  // Guarded by `mu_`.
+  int64_t capacity_ = -1;            // Guarded by `mu_`; -1: none.
+  int capacity_error_ = 0;           // Guarded by `mu_`.
+  std::map<std::string, uint64_t> sizes_;  // Guarded by `mu_`.
   // Files written through this VFS, by current path.
   std::map<std::string, std::shared_ptr<Durability>> tracked_;  // `mu_`.
   // Every handle this VFS opened that may still be alive.

@@ -26,6 +26,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -176,6 +177,25 @@ class PosixFile final : public VfsFile {
       if (errno != EINTR) return PosixError("truncate", path_, errno);
     }
     return absl::OkStatus();
+  }
+
+  absl::Status Allocate(uint64_t bytes) override {
+    LOADERX_RETURN_IF_ERROR(CheckWrite(bytes, 0));
+#if defined(__linux__)
+    LOADERX_ASSIGN_OR_RETURN(const uint64_t size, Size());
+    if (size >= bytes) return absl::OkStatus();
+    int error;
+    do {
+      error = ::posix_fallocate(fd_, static_cast<off_t>(size),
+                                static_cast<off_t>(bytes - size));
+    } while (error == EINTR);
+    // A filesystem without allocation gets a plain extension.
+    if (error == EOPNOTSUPP || error == EINVAL) return VfsFile::Allocate(bytes);
+    if (error != 0) return PosixError("allocate", path_, error);
+    return absl::OkStatus();
+#else
+    return VfsFile::Allocate(bytes);
+#endif
   }
 
   absl::Status SyncData() override {
@@ -345,6 +365,18 @@ absl::StatusOr<std::unique_ptr<MappedRegion>> PosixFile::MapReadOnly(
 class PosixVfs final : public Vfs {
  public:
   static constexpr char kName[] = "posix";
+
+  absl::StatusOr<uint64_t> AvailableBytes(absl::string_view path) override {
+    const std::string p(path);
+    struct statvfs fs;
+    int result;
+    do {
+      result = ::statvfs(p.c_str(), &fs);
+    } while (result != 0 && errno == EINTR);
+    if (result != 0) return PosixError("statvfs", p, errno);
+    return static_cast<uint64_t>(fs.f_bavail) *
+           static_cast<uint64_t>(fs.f_frsize);
+  }
 
   absl::StatusOr<std::unique_ptr<VfsFile>> Open(absl::string_view path,
                                                 OpenMode mode) override {

@@ -276,6 +276,16 @@ class Win32Vfs final : public Vfs {
     return absl::OkStatus();
   }
 
+  absl::StatusOr<uint64_t> AvailableBytes(absl::string_view path) override {
+    absl::StatusOr<std::wstring> wide = ToWin32Path(path);
+    if (!wide.ok()) return Annotate("free space of", path, wide.status());
+    ULARGE_INTEGER available;
+    if (!::GetDiskFreeSpaceExW(wide->c_str(), &available, nullptr, nullptr)) {
+      return PathError("free space of", path, *wide, ::GetLastError());
+    }
+    return static_cast<uint64_t>(available.QuadPart);
+  }
+
   absl::StatusOr<bool> Exists(absl::string_view path) override {
     absl::StatusOr<std::wstring> wide = ToWin32Path(path);
     if (absl::IsNotFound(wide.status())) return false;  // The empty path.
