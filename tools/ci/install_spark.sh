@@ -14,11 +14,16 @@
 # with its own copy of Spark's jars) into $LOADERX_CACHE/pyspark/site-VERSION/,
 # a directory for PYTHONPATH; prints that directory.
 #
-#   bash tools/ci/install_spark.sh [pyspark]
+# With `scalac`: the Scala 2.13 compiler's jars (Spark 4 is Scala 2.13;
+# Debian's scalac is 2.11), from tools/ci/spark/scalac-pom.xml the same way,
+# into $LOADERX_CACHE/spark/scalac-SCALA_VERSION/; prints that directory.
+#
+#   bash tools/ci/install_spark.sh [pyspark|scalac]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 spark_version=4.0.1
+scala_version=2.13.16 # the scala-library Spark 4.0.1 depends on
 dependency_plugin=org.apache.maven.plugins:maven-dependency-plugin:3.8.1
 cache="${LOADERX_CACHE:-/var/tmp/loaderx-cache}/spark"
 jars="$cache/jars-$spark_version"
@@ -49,20 +54,27 @@ if [[ "${1:-}" == pyspark ]]; then
   exit 0
 fi
 
+pom=tools/ci/spark/pom.xml
+if [[ "${1:-}" == scalac ]]; then
+  jars="$cache/scalac-$scala_version"
+  pom=tools/ci/spark/scalac-pom.xml
+fi
 mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock 9
 if [[ ! -d "$jars" ]]; then
-  echo "resolving spark-sql_2.13 $spark_version from Maven Central into $jars" >&2
+  echo "resolving $pom's dependencies from Maven Central into $jars" >&2
   rm -rf "$jars.partial"
-  if ! mvn -B -ntp -q -Dmaven.repo.local="$cache/m2" -f tools/ci/spark/pom.xml \
-    -Dspark.version="$spark_version" "$dependency_plugin:copy-dependencies" \
+  if ! mvn -B -ntp -q -Dmaven.repo.local="$cache/m2" -f "$pom" \
+    -Dspark.version="$spark_version" -Dscala.version="$scala_version" \
+    "$dependency_plugin:copy-dependencies" \
     -DincludeScope=runtime -DoutputDirectory="$jars.partial" >&2; then
-    echo "could not resolve Spark's jars: is Maven Central reachable?" \
+    echo "could not resolve the jars: is Maven Central reachable?" \
       "(the first run needs it; later runs are offline)" >&2
     exit 1
   fi
-  ls "$jars.partial"/spark-sql_2.13-"$spark_version".jar >/dev/null
+  [[ -e "$jars.partial/spark-sql_2.13-$spark_version.jar" ||
+    -e "$jars.partial/scala-compiler-$scala_version.jar" ]]
   mv "$jars.partial" "$jars"
   # The jars are all that is used; Maven's own copy of them is not needed.
   rm -rf "$cache/m2"
