@@ -66,9 +66,8 @@ absl::Status RecordEngine::Compact() {
 absl::Status RecordEngine::GiveBackStaged() {
   // A step whose record is durable is the next open's to finish, with the
   // staged bytes its entries point at.
-  LOADERX_ASSIGN_OR_RETURN(
-      const std::optional<JournalRecord> pending,
-      Journal::Read(files_->vfs(), files_->directory()));
+  LOADERX_ASSIGN_OR_RETURN(const std::optional<JournalRecord> pending,
+                           Journal::Read(files_->vfs(), files_->directory()));
   if (pending.has_value()) return absl::OkStatus();
   // Nothing committed lies past the frontier: copies made for a step that
   // never started, in the tail chunk or in chunks after it.
@@ -87,7 +86,6 @@ absl::Status RecordEngine::GiveBackStaged() {
 
 absl::StatusOr<RecordEngine::PlannedCompaction> RecordEngine::PlanLocked()
     const {
-
   // Everything the plan relies on is checked first: each entry against the
   // files and the frontier, then no two entries sharing a byte.
   LOADERX_ASSIGN_OR_RETURN(
@@ -148,7 +146,6 @@ absl::StatusOr<RecordEngine::PlannedCompaction> RecordEngine::PlanLocked()
       records, {header_.tail_chunk, header_.tail_offset}, limits);
   return planned;
 }
-
 
 absl::Status RecordEngine::CompactLocked() {
   LOADERX_RETURN_IF_ERROR(SyncLocked());

@@ -481,8 +481,8 @@ TEST_P(CrashMatrixTest, AFullDiskAtEveryWriteLosesNothing) {
   int64_t cases = 0;
   for (int64_t k = 1; k <= uses; ++k) {
     for (int error_number : {ENOSPC, EDQUOT}) {
-      SCOPED_TRACE(absl::StrCat(scenario.name, ", disk full from space use ",
-                                k, " of ", uses, ", errno ", error_number));
+      SCOPED_TRACE(absl::StrCat(scenario.name, ", disk full from space use ", k,
+                                " of ", uses, ", errno ", error_number));
       ++cases;
       auto memory = CreateVfs("memory");
       ASSERT_OK(memory.status());
@@ -547,10 +547,11 @@ TEST_P(CrashMatrixTest, AFullDiskAtEveryWriteLosesNothing) {
       if (HasFatalFailure()) return;
     }
   }
-  std::printf("full disk (%s, %s): %ld space uses x ENOSPC, EDQUOT = %ld "
-              "cases\n",
-              Codec().c_str(), scenario.name.c_str(), static_cast<long>(uses),
-              static_cast<long>(cases));
+  std::printf(
+      "full disk (%s, %s): %ld space uses x ENOSPC, EDQUOT = %ld "
+      "cases\n",
+      Codec().c_str(), scenario.name.c_str(), static_cast<long>(uses),
+      static_cast<long>(cases));
 }
 
 }  // namespace

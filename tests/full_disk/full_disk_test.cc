@@ -95,11 +95,11 @@ class FullDiskTest
   // for want of the space it says it needs.
   void ExpectFull(const absl::Status& status, bool refusal = false) {
     EXPECT_TRUE(absl::IsResourceExhausted(status)) << status;
-    EXPECT_TRUE(absl::StrContains(status.message(), error_number() == ENOSPC
-                                                        ? "No space left"
-                                                        : "quota exceeded") ||
-                (refusal &&
-                 absl::StrContains(status.message(), "compaction needs")))
+    EXPECT_TRUE(
+        absl::StrContains(status.message(), error_number() == ENOSPC
+                                                ? "No space left"
+                                                : "quota exceeded") ||
+        (refusal && absl::StrContains(status.message(), "compaction needs")))
         << status;
   }
 
@@ -113,9 +113,9 @@ TEST_P(FullDiskTest, OpenReadDeleteWhileFullAndAppendsResumeAfter) {
   if (kind().kind == "dense") identity.item_shape = {kWidth};
   uint64_t next = 0;
   {
-    ASSERT_OK_AND_ASSIGN(auto store, TypedStore::Create(vfs_, kPath,
-                                                        kind().kind, identity,
-                                                        Options()));
+    ASSERT_OK_AND_ASSIGN(
+        auto store,
+        TypedStore::Create(vfs_, kPath, kind().kind, identity, Options()));
     for (; next < 24; ++next) ASSERT_OK(Append(*store, next));
     ASSERT_OK(store->Sync());
   }
@@ -225,9 +225,9 @@ TEST(CompactionSpaceTest, RefusesWhenTheFilesystemHasLessThanItNeeds) {
   ASSERT_OK(vfs.CreateDirectory("/d"));
   StoreOptions options;
   options.codec = "raw";
-  ASSERT_OK_AND_ASSIGN(
-      auto store, TypedStore::Create(vfs, kPath, "ragged",
-                                     {DType::Simple("|u1"), {}}, options));
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       TypedStore::Create(vfs, kPath, "ragged",
+                                          {DType::Simple("|u1"), {}}, options));
   const DType dtype = DType::Simple("|u1");
   std::vector<std::string> records;
   for (uint64_t id = 0; id < 40; ++id) {

@@ -58,9 +58,7 @@ uint64_t SizeOf(const Kind& kind, uint64_t id) {
   return kind.kind == "dense" ? kWidth : 512 + (id * 97) % 3000;
 }
 
-absl::Status Fail(const std::string& what) {
-  return absl::InternalError(what);
-}
+absl::Status Fail(const std::string& what) { return absl::InternalError(what); }
 
 // Appends record `id`; the model learns it only if it committed.
 absl::Status AppendOne(TypedStore& store, const Kind& kind, uint64_t id,
@@ -97,8 +95,9 @@ absl::Status CheckAll(const TypedStore& store, const Kind& kind,
 
 absl::Status ExpectFull(const absl::Status& status, const std::string& what) {
   if (absl::IsResourceExhausted(status)) return absl::OkStatus();
-  return Fail(absl::StrCat(what, " on a full disk: expected a clean "
-                                 "ResourceExhausted, got ",
+  return Fail(absl::StrCat(what,
+                           " on a full disk: expected a clean "
+                           "ResourceExhausted, got ",
                            status.ToString()));
 }
 
@@ -125,9 +124,8 @@ absl::Status Probe(Vfs& vfs, const std::string& root, const Kind& kind) {
   uint64_t next = 0;
   // Ballast: what "space returns" gives back, whatever the store did.
   {
-    LOADERX_ASSIGN_OR_RETURN(auto ballast,
-                             vfs.Open(JoinPath(root, "ballast"),
-                                      OpenMode::kCreate));
+    LOADERX_ASSIGN_OR_RETURN(
+        auto ballast, vfs.Open(JoinPath(root, "ballast"), OpenMode::kCreate));
     LOADERX_RETURN_IF_ERROR(ballast->WriteAt(0, std::string(192 << 10, 'b')));
   }
   {
