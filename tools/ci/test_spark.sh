@@ -11,8 +11,12 @@
 #   SparkConnectorTest's cases (spark/test/): write-retry-read,
 #              storeset-api, speculative-attempts, overwrite-and-refusals
 #              (the class comment says what each checks)
-#   pyspark    a PySpark round trip when `pyspark` can be imported; otherwise
-#              reported as skipped
+#   scala      spark/test/SparkExample.scala (docs/spark.md's Scala example)
+#              compiled with Scala 2.13 (install_spark.sh scalac) and run
+#   pyspark    PySpark (installed once into the cache by install_spark.sh
+#              pyspark) writes and reads a data set with the connector on
+#              `spark.jars`, and loaderx's Python StoreSet reads it
+#              (spark/test/pyspark_round_trip.py)
 #
 # The closing line is count_test_cases.py's `spark: N passed, M failed`,
 # also added to TALLY.
@@ -71,6 +75,28 @@ connector_cases() {
     org.loaderx.spark.SparkConnectorTest "$work/xml/connector.xml" "$work/scratch"
 }
 
+scala() {
+  local jars scalac
+  jars=$(cat "$work/jars-dir")
+  scalac=$(bash tools/ci/install_spark.sh scalac | tail -n 1)
+  mkdir -p "$work/scala"
+  java -cp "$scalac/*" scala.tools.nsc.Main -usejavacp -nowarn -d "$work/scala" \
+    -cp "$jars/*:$work/loaderx.jar:$work/loaderx-spark.jar" spark/test/SparkExample.scala
+  java "${java_opens[@]}" -Xmx1g \
+    -cp "$work/scala:$work/loaderx-spark.jar:$work/loaderx.jar:$jars/*" \
+    SparkExample "$work/scratch/scala" | tee "$work/scala.out"
+  grep -qx "scala: 10000 rows round-tripped" "$work/scala.out"
+}
+
+pyspark() {
+  local site
+  site=$(bash tools/ci/install_spark.sh pyspark | tail -n 1)
+  bash tools/docs/stage_python_package.sh "$work/python"
+  PYTHONPATH="$site:$work/python" /usr/bin/python3 spark/test/pyspark_round_trip.py \
+    "$work/loaderx-spark.jar" "$work/loaderx.jar" "$work/scratch" | tee "$work/pyspark.out"
+  grep -qx "pyspark: 20000 rows round-tripped" "$work/pyspark.out"
+}
+
 run_case spark install install
 ((case_failed)) || run_case spark build build
 if ((case_failed == 0)); then
@@ -87,6 +113,10 @@ if ((case_failed == 0)); then
     fi
   fi
 fi
+
+build_failed=$case_failed
+((build_failed)) || run_case spark scala scala
+((build_failed)) || run_case spark pyspark pyspark
 
 write_cases spark "$work/xml/shell.xml"
 /usr/bin/python3 tools/ci/count_test_cases.py spark --xml-dir "$work/xml" "$tally"

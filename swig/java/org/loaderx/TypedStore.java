@@ -199,7 +199,7 @@ public abstract class TypedStore implements AutoCloseable {
    * covers the records present when it starts. Records without a checksum (written by loaderx
    * 1.7.7) are checked only for decoding. Damage is reported, not thrown.
    *
-   * @return what was found ({@link VerifyReport#ok()} if nothing is damaged)
+   * @return what was found ({@link VerifyReport#ok()} says whether all is well)
    * @throws IllegalStateException if the store is closed
    * @throws java.io.UncheckedIOException if the verification itself fails (an I/O error)
    */
@@ -214,7 +214,7 @@ public abstract class TypedStore implements AutoCloseable {
    * method throws that exception.
    *
    * @param progress told {@code (done, total)} every few thousand records and once at the end
-   * @return what was found ({@link VerifyReport#ok()} if nothing is damaged)
+   * @return what was found ({@link VerifyReport#ok()} says whether all is well)
    * @throws NullPointerException if {@code progress} is {@code null}
    * @throws IllegalStateException if the store is closed
    * @throws java.io.UncheckedIOException if the verification itself fails (an I/O error)
