@@ -158,9 +158,9 @@ absl::Status RunVerify(const ParsedArguments& arguments,
   if (verified->metadata_problems.empty() || accepted) {
     return absl::OkStatus();
   }
-  return absl::DataLossError(absl::StrCat(
-      path, ": ", verified->metadata_problems.front(),
-      " (run verify --accept-shrink to accept it)"));
+  return absl::DataLossError(
+      absl::StrCat(path, ": ", verified->metadata_problems.front(),
+                   " (run verify --accept-shrink to accept it)"));
 }
 
 }  // namespace
