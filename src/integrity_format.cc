@@ -16,6 +16,7 @@ constexpr char kSealMagic[4] = {'L', 'X', 'S', 'L'};
 constexpr uint8_t kVersion = 1;
 constexpr uint8_t kTypedHeaderFlag = 1;
 constexpr uint8_t kDictionaryFlag = 2;
+constexpr uint8_t kMetadataAdoptedFlag = 4;
 
 // Slots and seals open with a magic and the version and end with the
 // checksum of everything before it.
@@ -54,13 +55,17 @@ std::string EncodeSlot(const StateSlot& slot) {
   StartRecord(out.data(), kSlotMagic);
   out[5] =
       static_cast<char>((slot.typed_header_checksum ? kTypedHeaderFlag : 0) |
-                        (slot.dictionary_checksum ? kDictionaryFlag : 0));
+                        (slot.dictionary_checksum ? kDictionaryFlag : 0) |
+                        (slot.metadata_adopted ? kMetadataAdoptedFlag : 0));
   StoreLittle<uint64_t>(&out[8], slot.sequence);
   StoreLittle<uint32_t>(&out[16], slot.epoch);
   std::memcpy(&out[24], slot.meta.data(), slot.meta.size());
   StoreLittle<uint64_t>(&out[56], slot.meta_stamp);
   StoreLittle<uint64_t>(&out[64], slot.typed_header_checksum.value_or(0));
   StoreLittle<uint64_t>(&out[72], slot.dictionary_checksum.value_or(0));
+  StoreLittle<uint64_t>(&out[80], slot.removed_records);
+  StoreLittle<uint64_t>(&out[88], slot.removed_from_length);
+  StoreLittle<uint64_t>(&out[96], slot.reappeared_records);
   FinishRecord(out);
   return out;
 }
@@ -79,6 +84,10 @@ std::optional<StateSlot> DecodeSlot(absl::string_view bytes) {
   if (flags & kDictionaryFlag) {
     slot.dictionary_checksum = LoadLittle<uint64_t>(&bytes[72]);
   }
+  slot.metadata_adopted = (flags & kMetadataAdoptedFlag) != 0;
+  slot.removed_records = LoadLittle<uint64_t>(&bytes[80]);
+  slot.removed_from_length = LoadLittle<uint64_t>(&bytes[88]);
+  slot.reappeared_records = LoadLittle<uint64_t>(&bytes[96]);
   return slot;
 }
 

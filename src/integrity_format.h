@@ -12,7 +12,10 @@
 //
 //        0     4  magic      "LXCS"
 //        4     1  version    1
-//        5     1  flags      bit 0: store.zr checksum set; bit 1: dict.zr
+//        5     1  flags      bit 0: store.zr checksum set; bit 1: dict.zr;
+//                            bit 2: metadata adopted (checksums.lx, or
+//                            store.zr's checksum, made from files this
+//                            library found rather than wrote)
 //        6     2  reserved   zero
 //        8     8  sequence   the valid slot with the larger one is current
 //       16     4  epoch      entries written since the last time another
@@ -22,7 +25,14 @@
 //       56     8  stamp      meta.zr's modification stamp in that state
 //       64     8  store.zr   XXH3-64 of its contents
 //       72     8  dict.zr    XXH3-64 of its contents
-//       80    40  reserved   zero
+//       80     8  removed    records that vanished past the length (meta.zr
+//                            shorter than this state said, nothing of ours
+//                            explaining it), until accepted
+//       88     8  removed    the length they vanished from (the largest)
+//                   from
+//       96     8  reappeared records past the length that came back with
+//                            the frontier unchanged, until accepted
+//      104    16  reserved   zero
 //      120     8  checksum   XXH3-64 of bytes 0..120
 //
 // Commit seal (96 bytes):
@@ -88,6 +98,12 @@ struct StateSlot {
   uint64_t meta_stamp = 0;
   std::optional<uint64_t> typed_header_checksum;  // store.zr
   std::optional<uint64_t> dictionary_checksum;    // dict.zr
+  // What the state holds against the files until the user accepts it
+  // (`RecordEngine::AcceptMetadataProblems`); see the layout above.
+  bool metadata_adopted = false;
+  uint64_t removed_records = 0;
+  uint64_t removed_from_length = 0;
+  uint64_t reappeared_records = 0;
 };
 
 struct CommitSeal {

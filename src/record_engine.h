@@ -111,6 +111,18 @@ struct RecordEngineOptions {
   std::optional<std::string> typed_header;
 };
 
+// What `RecordEngine::Open` found between checksums.lx and the files (see
+// `RecordEngine::FindMetadataProblems`): the durable state's own findings
+// plus how meta.zr's length differs from its record. Written into every
+// durable state until accepted.
+struct MetadataFindings {
+  bool adopted = false;
+  bool written_elsewhere = false;  // This open found another writer.
+  uint64_t removed_records = 0;
+  uint64_t removed_from_length = 0;
+  uint64_t reappeared_records = 0;
+};
+
 // A header's frontier as one number: tail_chunk << 32 | tail_offset.
 uint64_t FrontierOf(const store_format::PhysicalHeader& header);
 
@@ -233,6 +245,18 @@ class RecordEngine {
   // they differ.
   absl::Status RecordTypedHeader(absl::string_view bytes);
   absl::StatusOr<bool> CheckTypedHeader(absl::string_view bytes);
+
+  // Fills `report`'s `removed_records`, `metadata_problems` and `notes`
+  // from what `Open` found between checksums.lx and the files (kept in
+  // checksums.lx until accepted), and clears `metadata_verified` for
+  // metadata that was adopted as found rather than checked.
+  // Counts are of groups of `group` engine records (a ragged record's
+  // payload and shape are one).
+  void FindMetadataProblems(VerifyReport& report, uint64_t group = 1) const;
+  // The user vouches for the store as it is now: the removed and
+  // reappeared records are forgotten and the current length becomes the
+  // one checksums.lx records. Writable engines only; durable on return.
+  absl::Status AcceptMetadataProblems();
 
  private:
   friend class RecordEngineOpener;
@@ -483,6 +507,9 @@ class RecordEngine {
   // A read-only open of a store whose last maintenance step did not finish
   // installs the step's entries here instead of on disk. Immutable.
   std::map<uint64_t, JournalEntry> overlay_;
+
+  mutable std::mutex findings_mu_;
+  MetadataFindings findings_;  // Guarded by `findings_mu_`.
 
   // Serialises appends, deletes, compaction and syncs (the single writer);
   // `Stats` takes it for a consistent snapshot.

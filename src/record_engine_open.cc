@@ -136,6 +136,41 @@ absl::StatusOr<std::vector<PhysicalHeader>> CandidateHeaders(
   return candidates;
 }
 
+// What the durable `state` holds against the files (its own findings, and
+// how `header`, the one the store opens with, differs from its record of
+// the length): records removed past the length, records reappeared with
+// the frontier unchanged. Nothing new when an unfinished step or a restore
+// of ours `explained` the header. A codec other than the state's is
+// DataLoss: no writer changes a store's codec.
+absl::StatusOr<MetadataFindings> FindingsAt(
+    const StateSlot& state, const PhysicalHeader& header,
+    const std::string& directory, bool explained) {
+  MetadataFindings findings;
+  findings.adopted = state.metadata_adopted;
+  findings.removed_records = state.removed_records;
+  findings.removed_from_length = state.removed_from_length;
+  findings.reappeared_records = state.reappeared_records;
+  if (explained) return findings;
+  absl::StatusOr<PhysicalHeader> durable = store_format::DecodeHeader(
+      View(state.meta), JoinPath(directory, integrity_format::kIntegrityFile));
+  if (!durable.ok()) return findings;
+  if (durable->codec != header.codec) {
+    return absl::DataLossError(absl::StrCat(
+        JoinPath(directory, store_format::kHeaderFile), " names codec tag ",
+        header.codec, " but the store was written with codec tag ",
+        durable->codec, " (damaged header)"));
+  }
+  if (header.length < durable->length) {
+    findings.removed_records += durable->length - header.length;
+    findings.removed_from_length =
+        std::max(findings.removed_from_length, durable->length);
+  } else if (header.length > durable->length &&
+             FrontierOf(header) == FrontierOf(*durable)) {
+    findings.reappeared_records += header.length - durable->length;
+  }
+  return findings;
+}
+
 // Opens the chunks and segments `header` needs into `files`.
 absl::Status OpenStoreFiles(StoreFiles& files, const PhysicalHeader& header) {
   for (uint64_t chunk = files.chunk_count(); chunk <= header.tail_chunk;
@@ -270,6 +305,11 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Open(
   engine->meta_stamp_ = stamp.value_or(0);
   engine->last_written_ = integrity_format::MetaBytesOf(header);
   if (state.has_value()) {
+    LOADERX_ASSIGN_OR_RETURN(
+        engine->findings_,
+        FindingsAt(*state, header, dir, /*explained=*/journal.has_value() ||
+                                           restored));
+    engine->findings_.written_elsewhere = foreign;
     engine->epoch_ = state->epoch;
     engine->trusted_ = !foreign;
     engine->state_behind_ = state->meta != engine->last_written_ ||
@@ -362,7 +402,12 @@ absl::Status RecordEngine::AdoptLocked() {
       // as it is. The durable state may only describe a synced store.
       files_->MarkAllWritten();
       LOADERX_RETURN_IF_ERROR(files_->SyncWritten(nullptr));
+      {
+        std::lock_guard findings_lock(findings_mu_);
+        findings_.adopted = true;
+      }
       StateSlot state;
+      state.metadata_adopted = true;
       state.epoch = epoch_;
       state.meta = integrity_format::MetaBytesOf(header_);
       state.meta_stamp = meta_stamp_;

@@ -334,6 +334,7 @@ absl::StatusOr<VerifyReport> RecordEngine::Verify(
       integrity != nullptr && integrity->state().has_value() &&
       (integrity->state()->dictionary_checksum.has_value() ||
        !codec_->uses_dictionary());
+  FindMetadataProblems(report, group);
   return report;
 }
 

@@ -65,7 +65,69 @@ absl::Status RecordEngine::WriteDurableState() {
   state.meta = MetaBytesOf(header_);
   state.meta_stamp = meta_stamp_;
   state.epoch = epoch_;
+  {
+    std::lock_guard lock(findings_mu_);
+    state.metadata_adopted = findings_.adopted;
+    state.removed_records = findings_.removed_records;
+    state.removed_from_length = findings_.removed_from_length;
+    state.reappeared_records = findings_.reappeared_records;
+  }
   return integrity_->WriteState(std::move(state));
+}
+
+void RecordEngine::FindMetadataProblems(VerifyReport& report,
+                                        uint64_t group) const {
+  MetadataFindings findings;
+  {
+    std::lock_guard lock(findings_mu_);
+    findings = findings_;
+  }
+  group = std::max<uint64_t>(group, 1);
+  findings.removed_records /= group;
+  findings.removed_from_length /= group;
+  findings.reappeared_records /= group;
+  report.removed_records = findings.removed_records;
+  if (findings.removed_records > 0) {
+    report.metadata_problems.push_back(absl::StrCat(
+        findings.removed_records,
+        " records past the length were removed by another writer or by "
+        "damage to meta.zr (the store had ",
+        findings.removed_from_length, " records, meta.zr now says ",
+        length() / group, "); accept this if another program deleted them"));
+  }
+  if (findings.reappeared_records > 0) {
+    report.metadata_problems.push_back(absl::StrCat(
+        findings.reappeared_records,
+        " records past the length the store had reappeared without a byte "
+        "written for them (meta.zr's length grew, its frontier did not): "
+        "damage to meta.zr, or records another writer deleted coming back"));
+  }
+  if (findings.adopted) {
+    report.metadata_verified = false;
+    report.notes.push_back(
+        "store.zr and dict.zr were adopted as found: their checksums were "
+        "made by this library from files it did not write, so they are not "
+        "verified");
+  }
+  if (findings.written_elsewhere) {
+    report.notes.push_back(
+        "another program wrote this store since loaderx last did: records it "
+        "wrote or moved have no checksum to check");
+  }
+}
+
+absl::Status RecordEngine::AcceptMetadataProblems() {
+  std::lock_guard lock(writer_mu_);
+  LOADERX_RETURN_IF_ERROR(RequireWritable("accept metadata problems"));
+  LOADERX_RETURN_IF_ERROR(AdoptLocked());
+  {
+    std::lock_guard findings_lock(findings_mu_);
+    findings_.removed_records = 0;
+    findings_.removed_from_length = 0;
+    findings_.reappeared_records = 0;
+  }
+  state_behind_ = true;
+  return SyncLocked();
 }
 
 absl::Status RecordEngine::RecordTypedHeader(absl::string_view bytes) {
@@ -85,9 +147,12 @@ absl::StatusOr<bool> RecordEngine::CheckTypedHeader(absl::string_view bytes) {
       has_state ? integrity_->state()->typed_header_checksum : std::nullopt;
   if (!expected.has_value()) {
     // Recorded by the first mutation, not here: an open writes nothing.
+    // Taken as found, it is never "verified" afterwards.
     if (!read_only_) {
       pending_typed_header_ = std::string(bytes);
       adoption_pending_ = true;
+      std::lock_guard findings_lock(findings_mu_);
+      findings_.adopted = true;
     }
     return false;
   }

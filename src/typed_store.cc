@@ -539,6 +539,11 @@ absl::Status TypedStore::Compact() {
   return engine_->Compact();
 }
 
+absl::Status TypedStore::AcceptMetadataProblems() {
+  const StoreAccessLock::Exclusive access(*access_);
+  return engine_->AcceptMetadataProblems();
+}
+
 absl::StatusOr<CompactionEstimate> TypedStore::EstimateCompaction() const {
   const StoreAccessLock::Exclusive access(*access_);
   return engine_->EstimateCompaction();

@@ -122,7 +122,10 @@ VerifyResult::VerifyResult(const VerifyReport& report)
       unverified_(static_cast<int64_t>(report.unverified)),
       damaged_(report.damaged.begin(), report.damaged.end()),
       problems_(report.problems),
-      metadata_verified_(report.metadata_verified) {}
+      metadata_verified_(report.metadata_verified),
+      removed_records_(static_cast<int64_t>(report.removed_records)),
+      metadata_problems_(report.metadata_problems),
+      notes_(report.notes) {}
 
 StoreHandle::StoreHandle(const Filesystem& fs, const std::string& path,
                          const std::string& kind, const OpenRequest& request)
@@ -253,6 +256,26 @@ void StoreHandle::delete_records(IndexBuffer indices) {
 
 void StoreHandle::compact() {
   store_->Exclusive([](TypedStore& store) { ThrowIfError(store.Compact()); });
+}
+
+CompactionEstimateFields StoreHandle::estimate_compaction() const {
+  return store_->Exclusive([](TypedStore& store) {
+    const CompactionEstimate estimate =
+        ValueOrThrow(store.EstimateCompaction());
+    return CompactionEstimateFields{
+        static_cast<int64_t>(estimate.moves),
+        static_cast<int64_t>(estimate.batches),
+        static_cast<int64_t>(estimate.reclaimed_bytes),
+        static_cast<int64_t>(estimate.needed_bytes),
+        estimate.available_bytes.has_value()
+            ? static_cast<int64_t>(*estimate.available_bytes)
+            : int64_t{-1}};
+  });
+}
+
+void StoreHandle::accept_metadata_problems() {
+  store_->Exclusive(
+      [](TypedStore& store) { ThrowIfError(store.AcceptMetadataProblems()); });
 }
 
 StoreStatistics StoreHandle::stats() const {

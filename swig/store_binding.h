@@ -40,6 +40,16 @@ struct StoreStatistics {
   int64_t reclaimable;
 };
 
+// What a compaction would do (`loaderx::CompactionEstimate`);
+// available_bytes is -1 when the filesystem does not say.
+struct CompactionEstimateFields {
+  int64_t moves;
+  int64_t batches;
+  int64_t reclaimed_bytes;
+  int64_t needed_bytes;
+  int64_t available_bytes;
+};
+
 // The reference's constructor arguments (`loaderx::StoreRequest`): a field
 // not set is the reference's None.
 class OpenRequest {
@@ -76,8 +86,15 @@ class VerifyResult {
   Int64Array damaged() const { return damaged_; }
   std::vector<std::string> problems() const { return problems_; }
   bool metadata_verified() const { return metadata_verified_; }
-  // No damaged record.
-  bool ok() const { return damaged_.empty(); }
+  // Records removed past the length by another writer or by damage, the
+  // metadata problems (that one among them) and notes.
+  int64_t removed_records() const { return removed_records_; }
+  std::vector<std::string> metadata_problems() const {
+    return metadata_problems_;
+  }
+  std::vector<std::string> notes() const { return notes_; }
+  // No damaged record and no metadata problem.
+  bool ok() const { return damaged_.empty() && metadata_problems_.empty(); }
 
  private:
   int64_t records_;
@@ -86,6 +103,9 @@ class VerifyResult {
   Int64Array damaged_;
   std::vector<std::string> problems_;
   bool metadata_verified_;
+  int64_t removed_records_;
+  std::vector<std::string> metadata_problems_;
+  std::vector<std::string> notes_;
 };
 
 // Memory the native code asks its caller for once during a call, when it
@@ -197,6 +217,8 @@ class StoreHandle {
   void delete_records(IndexBuffer indices);
 
   void compact();
+  CompactionEstimateFields estimate_compaction() const;
+  void accept_metadata_problems();
   StoreStatistics stats() const;
   void sync();
   // Reads every record and checks it against its checksum, reporting every

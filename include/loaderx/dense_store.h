@@ -79,6 +79,10 @@ class DenseStore {
   // are deleted once).
   absl::Status Delete(absl::Span<const uint64_t> indices);
   absl::Status Compact();
+  // See `TypedStore::AcceptMetadataProblems`.
+  absl::Status AcceptMetadataProblems() {
+    return store_->AcceptMetadataProblems();
+  }
   // See `TypedStore::EstimateCompaction`.
   absl::StatusOr<CompactionEstimate> EstimateCompaction() const {
     return store_->EstimateCompaction();

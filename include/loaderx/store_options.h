@@ -62,8 +62,20 @@ struct VerifyReport {
   // false for a store created by a program that keeps none. A mismatch
   // fails `Open` itself.
   bool metadata_verified = false;
+  // Records the store had and no longer has, where nothing this library
+  // did explains it: meta.zr's length became smaller than checksums.lx's
+  // record of it (1.7.7's delete of the last records does that, and so
+  // does damage to meta.zr; only the user can tell which).
+  uint64_t removed_records = 0;
+  // Differences between checksums.lx and the files that cannot be told
+  // apart from damage, one line each (the removed records among them).
+  // `AcceptMetadataProblems` accepts them.
+  std::vector<std::string> metadata_problems;
+  // What is worth knowing but wrong with nothing (another program wrote
+  // the store; its metadata was adopted as found).
+  std::vector<std::string> notes;
 
-  bool ok() const { return damaged.empty(); }
+  bool ok() const { return damaged.empty() && metadata_problems.empty(); }
 };
 
 // What a compaction would do, and the space it needs (`EstimateCompaction`,

@@ -181,6 +181,12 @@ class TypedStore {
   // state and a store set record it to notice a different store.
   absl::StatusOr<uint64_t> Fingerprint() const;
 
+  // Accepts what `Verify` lists as `metadata_problems` (records removed
+  // past the length by another writer, or reappeared): the store as it is
+  // now becomes what checksums.lx records, and later reports are clean.
+  // Writable stores only; durable on return.
+  absl::Status AcceptMetadataProblems();
+
   // Whether this handle was opened read-only (`StoreOptions::read_only`).
   bool read_only() const;
 

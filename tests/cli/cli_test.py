@@ -137,6 +137,56 @@ def test_verify_reports_a_damaged_record_by_index(cli, tmp_path):
     cli("cat", "store", "12", "--raw", check_code=EXIT_OK)
 
 
+def test_verify_fails_on_a_shrink_until_accepted(cli, tmp_path):
+    records = np.arange(20 * 8, dtype=np.uint8).reshape(20, 8)
+    np.save(tmp_path / "input.npy", records)
+    cli("import", "input.npy", "store", "--codec", "raw", check_code=EXIT_OK)
+    # What loaderx 1.7.7's delete of the last 5 records (or damage) leaves:
+    # meta.zr's u64 length at offset 14 made smaller.
+    meta = tmp_path / "store" / "meta.zr"
+    data = bytearray(meta.read_bytes())
+    data[14:22] = (15).to_bytes(8, "little")
+    meta.write_bytes(bytes(data))
+
+    done = cli("verify", "--json", "store", check_code=EXIT_DAMAGED)
+    report = _json(done)
+    assert report["ok"] is False
+    assert report["damaged"] == []
+    assert report["removed_records"] == 5
+    assert "5 records past the length were removed" in (
+        report["metadata_problems"][0])
+    text = cli("verify", "store", check_code=EXIT_DAMAGED)
+    assert b"metadata problem: 5 records past the length" in text.stdout
+    assert b"--accept-shrink" in text.stderr
+
+    accepted = cli("verify", "--accept-shrink", "store", check_code=EXIT_OK)
+    assert b"accepted" in accepted.stdout
+    clean = _json(cli("verify", "--json", "store", check_code=EXIT_OK))
+    assert clean["ok"] is True and clean["removed_records"] == 0
+    assert clean["records"] == 15
+
+
+def test_compact_dry_run_states_the_space_it_needs(cli, tmp_path):
+    records = np.arange(20 * 8, dtype=np.uint8).reshape(20, 8)
+    np.save(tmp_path / "input.npy", records)
+    cli("import", "input.npy", "store", "--codec", "raw", check_code=EXIT_OK)
+    # The last two records' bytes unreferenced (meta.zr's length 20 -> 18).
+    meta = tmp_path / "store" / "meta.zr"
+    data = bytearray(meta.read_bytes())
+    data[14:22] = (18).to_bytes(8, "little")
+    meta.write_bytes(bytes(data))
+    estimate = _json(cli("compact", "--dry-run", "--json", "store",
+                         check_code=EXIT_OK))
+    assert estimate["reclaimed_bytes"] == 16
+    assert estimate["needed_bytes"] == 0
+    assert estimate["fits"] is True
+    assert isinstance(estimate["available_bytes"], int)
+    text = cli("compact", "--dry-run", "store", check_code=EXIT_OK)
+    assert b"give back 16 bytes" in text.stdout
+    # Nothing was changed.
+    assert _json(cli("stats", "--json", "store"))["reclaimable_bytes"] == 16
+
+
 def test_stats_head_and_cat_json(cli, tmp_path):
     array = np.arange(40, dtype="<i8").reshape(10, 4)
     np.save(tmp_path / "input.npy", array)

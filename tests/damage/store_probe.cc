@@ -70,6 +70,8 @@ class Probe {
   bool failed_ = false;
   bool damage_seen_ = false;
   bool unverified_ = false;
+  // Records `Verify` listed as removed past the length (first open).
+  uint64_t removed_records_ = 0;
   std::string first_status_;
   ProbeResult result_;
 };
@@ -190,6 +192,14 @@ void Probe::CheckVerify(const TypedStore& store, const Reads& reads) {
   }
   if (!damaged.empty()) damage_seen_ = true;
   if (report->unverified > 0) unverified_ = true;
+  if (report->removed_records > 0) {
+    if (report->ok()) {
+      Fail(Outcome::kWrongData,
+           absl::StrCat(report->removed_records,
+                        " records removed and Verify says ok"));
+    }
+    removed_records_ += report->removed_records;
+  }
 }
 
 void Probe::Maintain(const std::optional<std::set<uint64_t>>& present_before) {
@@ -277,7 +287,7 @@ ProbeResult Probe::Run() {
   for (const auto& id : reads.ids) {
     if (id.has_value()) present.insert(*id);
   }
-  if (!damage_seen_ && present.size() < kSampleRecords) {
+  if (!damage_seen_ && present.size() + removed_records_ < kSampleRecords) {
     Fail(Outcome::kWrongData,
          absl::StrCat("opened with ", present.size(), " of ", kSampleRecords,
                       " records and no damage reported"));
@@ -286,6 +296,7 @@ ProbeResult Probe::Run() {
   Maintain(present);
   if (failed_) return result_;
   if (damage_seen_) return {Outcome::kDamageReported, first_status_};
+  if (removed_records_ > 0) return {Outcome::kShrinkReported, first_status_};
   if (unverified_) return {Outcome::kCorrectUnverified, first_status_};
   return {Outcome::kCorrectData, first_status_};
 }
@@ -298,6 +309,8 @@ const char* OutcomeName(Outcome outcome) {
       return "open refused";
     case Outcome::kDamageReported:
       return "damage reported";
+    case Outcome::kShrinkReported:
+      return "shrink reported";
     case Outcome::kCorrectData:
       return "correct data";
     case Outcome::kCorrectUnverified:

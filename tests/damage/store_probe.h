@@ -31,6 +31,10 @@ enum class Outcome {
   // Clean: opened; every damaged record's read fails and `Verify` names it;
   // every other record reads back exactly.
   kDamageReported,
+  // Clean: fewer records than the store had, every one read back exactly,
+  // and `Verify` lists the missing ones as removed past the length (a
+  // shortened meta.zr: another writer's delete, or damage).
+  kShrinkReported,
   // Clean: every record reads back exactly and `Verify` finds nothing.
   kCorrectData,
   // As `kCorrectData`, but some records lost their checksum's authority
@@ -42,7 +46,7 @@ enum class Outcome {
   kTimeout,    // the time cap
   kMemoryCap,  // an allocation past the memory cap
 };
-inline constexpr int kOutcomeCount = 8;
+inline constexpr int kOutcomeCount = 9;
 
 const char* OutcomeName(Outcome outcome);
 bool IsFailure(Outcome outcome);

@@ -76,7 +76,9 @@ absl::Status RunVerify(const ParsedArguments& arguments,
                        CommandContext& context) {
   const std::string& path = arguments.positionals[0];
   if (LooksLikeStoreSet(path)) return RunSetVerify(arguments, context);
-  absl::StatusOr<OpenedStore> opened = OpenStore(path, /*read_only=*/true);
+  // Accepting writes checksums.lx: the store is opened for writing then.
+  const bool accept = arguments.Has("--accept-shrink");
+  absl::StatusOr<OpenedStore> opened = OpenStore(path, /*read_only=*/!accept);
   if (!opened.ok()) return opened.status();
   absl::StatusOr<VerifyReport> verified;
   {
@@ -90,6 +92,13 @@ absl::Status RunVerify(const ParsedArguments& arguments,
     if (verified.ok()) progress.Finish();
   }
   if (!verified.ok()) return verified.status();
+  const bool accepted = accept && !verified->metadata_problems.empty();
+  if (accepted) {
+    if (absl::Status done = opened->store->AcceptMetadataProblems();
+        !done.ok()) {
+      return done;
+    }
+  }
   Json report = Json::MakeObject();
   report.Set("path", path);
   report.Set("ok", verified->ok());
@@ -101,6 +110,16 @@ absl::Status RunVerify(const ParsedArguments& arguments,
   for (const std::string& problem : verified->problems) problems.Push(problem);
   report.Set("problems", std::move(problems));
   report.Set("metadata_verified", verified->metadata_verified);
+  report.Set("removed_records", verified->removed_records);
+  Json metadata_problems = Json::MakeArray();
+  for (const std::string& problem : verified->metadata_problems) {
+    metadata_problems.Push(problem);
+  }
+  report.Set("metadata_problems", std::move(metadata_problems));
+  Json notes = Json::MakeArray();
+  for (const std::string& note : verified->notes) notes.Push(note);
+  report.Set("notes", std::move(notes));
+  report.Set("accepted", accepted);
   if (arguments.Has("--json")) {
     PrintJson(context, report);
   } else {
@@ -120,11 +139,28 @@ absl::Status RunVerify(const ParsedArguments& arguments,
       context.out << "damaged records: "
                   << Json::Numbers(verified->damaged).Dump(false) << "\n";
     }
+    for (const std::string& problem : verified->metadata_problems) {
+      context.out << "metadata problem: " << problem << "\n";
+    }
+    for (const std::string& note : verified->notes) {
+      context.out << "note: " << note << "\n";
+    }
+    if (accepted) {
+      context.out << "accepted: checksums.lx now records the store as it "
+                     "is\n";
+    }
   }
-  if (verified->ok()) return absl::OkStatus();
-  return absl::DataLossError(absl::StrFormat("%s: %d of %d records are damaged",
-                                             path, verified->damaged.size(),
-                                             verified->records));
+  if (!verified->damaged.empty()) {
+    return absl::DataLossError(
+        absl::StrFormat("%s: %d of %d records are damaged", path,
+                        verified->damaged.size(), verified->records));
+  }
+  if (verified->metadata_problems.empty() || accepted) {
+    return absl::OkStatus();
+  }
+  return absl::DataLossError(absl::StrCat(
+      path, ": ", verified->metadata_problems.front(),
+      " (run verify --accept-shrink to accept it)"));
 }
 
 }  // namespace
@@ -160,10 +196,17 @@ std::vector<Command> InspectCommands() {
         "Read every record once and check it against its checksum.",
         "Every record is decoded and compared with the checksum written with "
         "it; damaged records are reported by index, all of them, not only "
-        "the first. Exit status: 0 when every record checks out, 1 when any "
-        "is damaged (or the store's metadata is), 2 for a path that is not a "
-        "store, 3 for an I/O error.\n",
-        {JsonOption()},
+        "the first. Records that vanished past the length (meta.zr says "
+        "fewer than checksums.lx recorded: another program's delete, or "
+        "damage) are a metadata problem too, until accepted with "
+        "--accept-shrink. Exit status: 0 when every record checks out, 1 "
+        "when any is damaged (or the store's metadata is), 2 for a path that "
+        "is not a store, 3 for an I/O error.\n",
+        {JsonOption(),
+         {"--accept-shrink", "",
+          "accept records removed past the length (or reappeared) as "
+          "intended: opens the store for writing and records its current "
+          "length in checksums.lx, so later verifies pass"}},
         1,
         1},
        RunVerify});

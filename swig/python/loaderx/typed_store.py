@@ -374,6 +374,25 @@ class TypedStore:
         nothing else may use the store meanwhile)."""
         self._native.compact()
 
+    def estimate_compaction(self) -> dict[str, int | None]:
+        """What `compact()` would do now: {moves, batches, reclaimed_bytes,
+        needed_bytes, available_bytes} (available_bytes None when the
+        filesystem does not say). `compact()` refuses (OSError) when the
+        free space is known and smaller than needed_bytes."""
+        e = self._native.estimate_compaction()
+        return {"moves": e.moves, "batches": e.batches,
+                "reclaimed_bytes": e.reclaimed_bytes,
+                "needed_bytes": e.needed_bytes,
+                "available_bytes": (None if e.available_bytes < 0
+                                    else e.available_bytes)}
+
+    def accept_metadata_problems(self) -> None:
+        """Accepts what `verify()` lists as metadata problems (records
+        another writer removed past the length, or that reappeared): the
+        store as it is becomes what checksums.lx records, and later reports
+        are clean. Needs a writable store."""
+        self._native.accept_metadata_problems()
+
     def stats(self) -> dict[str, int]:
         """{records, live_bytes, chunk_bytes, reclaimable}, as 1.7.7
         counts them (chunk_bytes = tail_chunk * 2^32 + tail_offset)."""

@@ -184,7 +184,10 @@ public final class StoreSet implements AutoCloseable {
                 r.unverified(),
                 r.damaged(),
                 List.copyOf(r.problems()),
-                r.metadataVerified());
+                r.metadataVerified(),
+                r.removedRecords(),
+                List.copyOf(r.metadataProblems()),
+                List.copyOf(r.notes()));
           } finally {
             r.delete();
           }

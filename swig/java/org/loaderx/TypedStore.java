@@ -123,6 +123,45 @@ public abstract class TypedStore implements AutoCloseable {
   }
 
   /**
+   * {@return what {@link #compact()} would do now and the space it needs} {@code compact}
+   * refuses when the free space is known and smaller than {@link
+   * CompactionEstimate#neededBytes()}.
+   *
+   * @throws IllegalStateException if the store is closed
+   * @throws java.io.UncheckedIOException for an I/O error or a damaged store
+   */
+  public CompactionEstimate estimateCompaction() {
+    return handle.call(
+        h -> {
+          org.loaderx.internal.CompactionEstimateFields e = h.estimateCompaction();
+          try {
+            return new CompactionEstimate(
+                e.getMoves(),
+                e.getBatches(),
+                e.getReclaimed_bytes(),
+                e.getNeeded_bytes(),
+                e.getAvailable_bytes() < 0
+                    ? java.util.OptionalLong.empty()
+                    : java.util.OptionalLong.of(e.getAvailable_bytes()));
+          } finally {
+            e.delete();
+          }
+        });
+  }
+
+  /**
+   * Accepts what {@link #verify()} lists as metadata problems (records another writer removed past
+   * the length, or that reappeared): the store as it is becomes what checksums.lx records, and
+   * later reports are clean. Durable on return.
+   *
+   * @throws IllegalStateException if the store is closed or was opened read-only
+   * @throws java.io.UncheckedIOException for an I/O error
+   */
+  public void acceptMetadataProblems() {
+    handle.run(h -> h.acceptMetadataProblems());
+  }
+
+  /**
    * {@return the store's fingerprint: a 64-bit digest of its committed state (kind, type, write
    * frontier, last record), as a store set's manifest records for each member
    * (docs/store-set-format.md)} Any append, delete or compaction changes it; two opens of an
@@ -195,7 +234,10 @@ public abstract class TypedStore implements AutoCloseable {
                 r.unverified(),
                 r.damaged(),
                 List.copyOf(r.problems()),
-                r.metadataVerified());
+                r.metadataVerified(),
+                r.removedRecords(),
+                List.copyOf(r.metadataProblems()),
+                List.copyOf(r.notes()));
           } finally {
             r.delete();
           }

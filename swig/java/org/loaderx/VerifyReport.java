@@ -17,8 +17,14 @@ import java.util.List;
  *     do not decode, or lie outside the store (the array itself, not a copy)
  * @param problems what is wrong with the first few damaged records, one line each
  * @param metadataVerified whether store.zr (and dict.zr) matched checksums written with them;
- *     {@code false} for a store created by a program that keeps none (a mismatch fails the open
- *     itself)
+ *     {@code false} for a store created by a program that keeps none and for metadata adopted as
+ *     found (a mismatch fails the open itself)
+ * @param removedRecords records the store had and no longer has, with nothing this library did
+ *     to explain it (meta.zr's length became smaller than checksums.lx's record of it: loaderx
+ *     1.7.7's delete of the last records, or damage)
+ * @param metadataProblems differences between checksums.lx and the files that cannot be told from
+ *     damage, one line each; {@link TypedStore#acceptMetadataProblems()} accepts them
+ * @param notes what is worth knowing but wrong with nothing
  */
 public record VerifyReport(
     long records,
@@ -26,9 +32,12 @@ public record VerifyReport(
     long unverified,
     long[] damaged,
     List<String> problems,
-    boolean metadataVerified) {
-  /** {@return whether no record is damaged: {@code damaged().length == 0}} */
+    boolean metadataVerified,
+    long removedRecords,
+    List<String> metadataProblems,
+    List<String> notes) {
+  /** {@return whether no record is damaged and no metadata problem was found} */
   public boolean ok() {
-    return damaged.length == 0;
+    return damaged.length == 0 && metadataProblems.isEmpty();
   }
 }

@@ -94,6 +94,43 @@ public class StoreSafetyTest {
   }
 
   @Test
+  public void verifyReportsRecordsRemovedPastTheLengthUntilAccepted() {
+    try (Vfs fs = Vfs.memory()) {
+      try (DenseStore store =
+          DenseStore.open(fs, "/s", new StoreRequest().dtype("|u1").itemShape(4).codec("raw"))) {
+        store.append(RECORDS);
+        store.sync(); // checksums.lx now records 3 records.
+      }
+      // What loaderx 1.7.7's delete of the last record (or damage) leaves:
+      // meta.zr's u64 length at offset 14 made smaller, 3 -> 2.
+      byte[] meta = fs.readFile("/s/meta.zr");
+      meta[14] = 2;
+      fs.writeFile("/s/meta.zr", meta);
+      try (DenseStore store = DenseStore.open(fs, "/s", readOnly())) {
+        VerifyReport report = store.verify();
+        assertEquals(2L, report.records());
+        assertEquals(0, report.damaged().length);
+        assertEquals(1L, report.removedRecords());
+        assertEquals(1, report.metadataProblems().size());
+        assertTrue(
+            report.metadataProblems().get(0),
+            report.metadataProblems().get(0).contains("1 records past the length were removed"));
+        assertFalse(report.ok());
+        assertThrows(IllegalStateException.class, store::acceptMetadataProblems);
+      }
+      try (DenseStore store = DenseStore.open(fs, "/s")) {
+        store.acceptMetadataProblems();
+        VerifyReport accepted = store.verify();
+        assertTrue(accepted.ok());
+        assertEquals(0L, accepted.removedRecords());
+        CompactionEstimate estimate = store.estimateCompaction();
+        assertEquals(0L, estimate.moves());
+        assertFalse(estimate.availableBytes().isPresent()); // Memory: unknown.
+      }
+    }
+  }
+
+  @Test
   public void everyCallOnAClosedObjectIsIllegalState() {
     Vfs fs = Vfs.memory();
     create(fs, "/s");
