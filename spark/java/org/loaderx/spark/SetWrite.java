@@ -148,8 +148,20 @@ final class SetWrite implements SupportsTruncate, Write, BatchWrite {
       // 3. The commit point: the data set file naming this write's manifests.
       new DatasetFile(job, schema, widths, manifests).writeAtomically(dir);
       // 4. What no reader can reach any more.
-      Paths.removeTree(staging());
+      removeStaging();
       if (previous != null) removeWrite(previous.job, previous.manifests.values());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Removes this write's staging directory, and the staging root if no other write uses it. */
+  private void removeStaging() {
+    Paths.removeTree(staging());
+    try {
+      Files.deleteIfExists(staging().getParent());
+    } catch (java.nio.file.DirectoryNotEmptyException otherWrites) {
+      // Another write's staging (running, or left by a killed driver) is there.
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -189,7 +201,7 @@ final class SetWrite implements SupportsTruncate, Write, BatchWrite {
 
   @Override
   public void abort(WriterCommitMessage[] messages) {
-    Paths.removeTree(staging());
+    removeStaging();
     if (DatasetFile.exists(dir) && DatasetFile.read(dir).job.equals(job)) {
       return; // Committed: only cleaning up after the commit point failed.
     }
