@@ -313,8 +313,8 @@ absl::StatusOr<uint64_t> FaultVfs::AvailableBytes(absl::string_view path) {
   return target().AvailableBytes(path);
 }
 
-absl::Status FaultVfs::MaybeRefuseSpace(absl::string_view path,
-                                        uint64_t growth, bool creating) {
+absl::Status FaultVfs::MaybeRefuseSpace(absl::string_view path, uint64_t growth,
+                                        bool creating) {
   LOADERX_RETURN_IF_ERROR(MaybeFail(VfsOp::kUseSpace, path));
   std::lock_guard lock(mu_);
   if (capacity_ < 0) return absl::OkStatus();

@@ -252,8 +252,8 @@ class FaultVfs final : public Vfs {
   int64_t power_cut_at_ = -1;           // Guarded by `mu_`; -1: none.
   std::function<void()> on_power_cut_;  // Guarded by `mu_`.
   std::map<std::string, uint64_t> reverted_stamps_;  // Guarded by `mu_`.
-  int64_t capacity_ = -1;            // Guarded by `mu_`; -1: none.
-  int capacity_error_ = 0;           // Guarded by `mu_`.
+  int64_t capacity_ = -1;                  // Guarded by `mu_`; -1: none.
+  int capacity_error_ = 0;                 // Guarded by `mu_`.
   std::map<std::string, uint64_t> sizes_;  // Guarded by `mu_`.
   // Files written through this VFS, by current path.
   std::map<std::string, std::shared_ptr<Durability>> tracked_;  // `mu_`.
