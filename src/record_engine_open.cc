@@ -144,9 +144,10 @@ absl::StatusOr<std::vector<PhysicalHeader>> CandidateHeaders(
 // the frontier unchanged. Nothing new when an unfinished step or a restore
 // of ours `explained` the header. A codec other than the state's is
 // DataLoss: no writer changes a store's codec.
-absl::StatusOr<MetadataFindings> FindingsAt(
-    const StateSlot& state, const PhysicalHeader& header,
-    const std::string& directory, bool explained) {
+absl::StatusOr<MetadataFindings> FindingsAt(const StateSlot& state,
+                                            const PhysicalHeader& header,
+                                            const std::string& directory,
+                                            bool explained) {
   MetadataFindings findings;
   findings.adopted = state.metadata_adopted;
   findings.removed_records = state.removed_records;
@@ -309,8 +310,8 @@ absl::StatusOr<std::unique_ptr<RecordEngine>> RecordEngine::Open(
   if (state.has_value()) {
     LOADERX_ASSIGN_OR_RETURN(
         engine->findings_,
-        FindingsAt(*state, header, dir, /*explained=*/journal.has_value() ||
-                                           restored));
+        FindingsAt(*state, header, dir,
+                   /*explained=*/journal.has_value() || restored));
     engine->findings_.written_elsewhere = foreign;
     engine->epoch_ = state->epoch;
     engine->trusted_ = !foreign;

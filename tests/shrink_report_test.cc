@@ -128,7 +128,8 @@ TEST_F(ShrinkReportTest, AnAcceptedAndUnmutatedShrinkIsCleanToo) {
   EXPECT_EQ(report.records, 4u);
 }
 
-TEST_F(ShrinkReportTest, RecordsReappearingWithTheFrontierUnchangedAreReported) {
+TEST_F(ShrinkReportTest,
+       RecordsReappearingWithTheFrontierUnchangedAreReported) {
   ForeignShrink(7);
   {
     ASSERT_OK_AND_ASSIGN(auto engine,
