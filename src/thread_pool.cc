@@ -73,8 +73,13 @@ struct Call {
       }
       std::lock_guard lock(mu);
       if (thrown != nullptr && first_exception == nullptr) {
-        first_exception = thrown;
+        first_exception = std::move(thrown);
       }
+      // A worker keeps no reference to an exception past its shard's end:
+      // the caller, which takes `first_exception`, frees it on its own
+      // thread (libstdc++'s uninstrumented reference count would otherwise
+      // hide the order of a free on the worker from ThreadSanitizer).
+      thrown = nullptr;
       if (finished.fetch_add(1, std::memory_order_release) + 1 == shards) {
         done.notify_all();
       }
@@ -134,7 +139,9 @@ void ThreadPool::ParallelFor(int shards, const std::function<void(int)>& body) {
   std::unique_lock lock(call->mu);
   call->done.wait(lock, all_finished);
   if (call->first_exception != nullptr) {
-    std::rethrow_exception(call->first_exception);
+    std::exception_ptr thrown = std::move(call->first_exception);
+    lock.unlock();
+    std::rethrow_exception(thrown);
   }
 }
 
