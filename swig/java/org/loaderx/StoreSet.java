@@ -160,38 +160,12 @@ public final class StoreSet implements AutoCloseable {
 
   /** {@return the members' statistics, summed} */
   public StoreStats stats() {
-    return handle.call(
-        h -> {
-          org.loaderx.internal.StoreStats s = h.stats();
-          try {
-            return new StoreStats(
-                s.getRecords(), s.getLive_bytes(), s.getChunk_bytes(), s.getReclaimable());
-          } finally {
-            s.delete();
-          }
-        });
+    return handle.call(h -> StoreStats.fromNative(h.stats()));
   }
 
   /** {@return every member verified: damaged records as set positions, problems naming members} */
   public VerifyReport verify() {
-    return handle.call(
-        h -> {
-          org.loaderx.internal.VerifyResult r = h.verify();
-          try {
-            return new VerifyReport(
-                r.records(),
-                r.verified(),
-                r.unverified(),
-                r.damaged(),
-                List.copyOf(r.problems()),
-                r.metadataVerified(),
-                r.removedRecords(),
-                List.copyOf(r.metadataProblems()),
-                List.copyOf(r.notes()));
-          } finally {
-            r.delete();
-          }
-        });
+    return handle.call(h -> VerifyReport.fromNative(h.verify()));
   }
 
   /** Releases the members and their shared locks. Idempotent. */

@@ -13,4 +13,19 @@ package org.loaderx;
  * @param reclaimable {@code chunkBytes - liveBytes}: an upper bound on what {@link
  *     TypedStore#compact()} reclaims
  */
-public record StoreStats(long records, long liveBytes, long chunkBytes, long reclaimable) {}
+public record StoreStats(long records, long liveBytes, long chunkBytes, long reclaimable) {
+  /**
+   * The statistics the binding returned, which this call frees.
+   *
+   * @param stats the binding's statistics; deleted before this returns
+   * @return the same figures as Java values
+   */
+  static StoreStats fromNative(org.loaderx.internal.StoreStats stats) {
+    try {
+      return new StoreStats(
+          stats.getRecords(), stats.getLive_bytes(), stats.getChunk_bytes(), stats.getReclaimable());
+    } finally {
+      stats.delete();
+    }
+  }
+}

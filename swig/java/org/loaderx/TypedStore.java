@@ -1,6 +1,5 @@
 package org.loaderx;
 
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -181,16 +180,7 @@ public abstract class TypedStore implements AutoCloseable {
    * @throws java.io.UncheckedIOException for an I/O error
    */
   public StoreStats stats() {
-    return handle.call(
-        h -> {
-          org.loaderx.internal.StoreStats s = h.stats();
-          try {
-            return new StoreStats(
-                s.getRecords(), s.getLive_bytes(), s.getChunk_bytes(), s.getReclaimable());
-          } finally {
-            s.delete();
-          }
-        });
+    return handle.call(h -> StoreStats.fromNative(h.stats()));
   }
 
   /**
@@ -224,24 +214,7 @@ public abstract class TypedStore implements AutoCloseable {
   }
 
   private VerifyReport verifyReporting(VerifyProgress progress) {
-    return handle.call(
-        h -> {
-          org.loaderx.internal.VerifyResult r = h.verify(progress);
-          try {
-            return new VerifyReport(
-                r.records(),
-                r.verified(),
-                r.unverified(),
-                r.damaged(),
-                List.copyOf(r.problems()),
-                r.metadataVerified(),
-                r.removedRecords(),
-                List.copyOf(r.metadataProblems()),
-                List.copyOf(r.notes()));
-          } finally {
-            r.delete();
-          }
-        });
+    return handle.call(h -> VerifyReport.fromNative(h.verify(progress)));
   }
 
   /**

@@ -36,6 +36,29 @@ public record VerifyReport(
     long removedRecords,
     List<String> metadataProblems,
     List<String> notes) {
+  /**
+   * The report a native verification produced, which this call frees.
+   *
+   * @param result the binding's result; deleted before this returns
+   * @return the same report as Java values
+   */
+  static VerifyReport fromNative(org.loaderx.internal.VerifyResult result) {
+    try {
+      return new VerifyReport(
+          result.records(),
+          result.verified(),
+          result.unverified(),
+          result.damaged(),
+          List.copyOf(result.problems()),
+          result.metadataVerified(),
+          result.removedRecords(),
+          List.copyOf(result.metadataProblems()),
+          List.copyOf(result.notes()));
+    } finally {
+      result.delete();
+    }
+  }
+
   /** {@return whether no record is damaged and no metadata problem was found} */
   public boolean ok() {
     return damaged.length == 0 && metadataProblems.isEmpty();
